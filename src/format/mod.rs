@@ -1,0 +1,929 @@
+//! The SLOG-2 2.0.6 byte codec.
+//!
+//! This module knows bytes and nothing else: big-endian fixed-width numbers,
+//! Java-style strings (i16 byte count), the 108-byte header, block pointers and
+//! the layout of every block (category map, line-ID map list, tree directory,
+//! tree nodes with their drawables and child stubs with shadows). It does not
+//! know how the tree is built or navigated; `write` and `read` do.
+//!
+//! Decoding never panics: every read is bounds-checked and failures carry the
+//! absolute byte offset. Encoding appends to a `Vec<u8>` (plain `to_be_bytes`
+//! — the std methods are all we need, so no `byteorder` dependency).
+
+use crate::error::{Error, Result};
+use crate::model::*;
+
+pub const VERSION: &str = "SLOG 2.0.6";
+pub const HEADER_SIZE: usize = 108;
+/// Node header (box 16 + ID 6 + pointer 12) = 34 bytes.
+pub const NODE_HEADER_SIZE: usize = 34;
+/// Node header plus the three list counts.
+pub const NODE_OVERHEAD: usize = 46;
+/// Stub header plus its two shadow-list counts.
+pub const STUB_OVERHEAD: usize = 42;
+pub const DIR_ENTRY_SIZE: usize = 34;
+/// Largest count a signed 16-bit length field can hold.
+pub const MAX_I16: usize = i16::MAX as usize;
+
+/// A file block pointer: `(offset, size)`; null when offset == 0 or size <= 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockPtr {
+    pub offset: i64,
+    pub size: i32,
+}
+
+impl BlockPtr {
+    pub const NULL: BlockPtr = BlockPtr { offset: 0, size: 0 };
+
+    pub fn new(offset: u64, size: usize) -> Self {
+        BlockPtr {
+            offset: offset as i64,
+            size: size as i32,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.offset == 0 || self.size <= 0
+    }
+
+    /// The byte range, if it lies inside a file of `file_len` bytes.
+    pub fn range(&self, what: &'static str, file_len: u64) -> Result<std::ops::Range<usize>> {
+        let bad = || Error::BlockOutOfRange {
+            what,
+            offset: self.offset,
+            size: self.size,
+            file_len,
+        };
+        if self.offset < 0 || self.size < 0 {
+            return Err(bad());
+        }
+        let end = (self.offset as u64).checked_add(self.size as u64).ok_or_else(bad)?;
+        if end > file_len {
+            return Err(bad());
+        }
+        Ok(self.offset as usize..end as usize)
+    }
+}
+
+/// The 108-byte file header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    pub version: String,
+    pub num_children_per_node: i16,
+    pub treeleaf_bytesize: i32,
+    pub max_treedepth: i16,
+    pub max_buffer_bytesize: i32,
+    pub categories: BlockPtr,
+    pub methoddefs: BlockPtr,
+    pub lineidmaps: BlockPtr,
+    pub treeroot: BlockPtr,
+    pub treedir: BlockPtr,
+    pub annotations: BlockPtr,
+    pub postamble: BlockPtr,
+}
+
+impl Header {
+    pub fn placeholder(num_children_per_node: i16, treeleaf_bytesize: i32) -> Self {
+        Header {
+            version: VERSION.to_string(),
+            num_children_per_node,
+            treeleaf_bytesize,
+            max_treedepth: 0,
+            max_buffer_bytesize: 0,
+            categories: BlockPtr::NULL,
+            methoddefs: BlockPtr::NULL,
+            lineidmaps: BlockPtr::NULL,
+            treeroot: BlockPtr::NULL,
+            treedir: BlockPtr::NULL,
+            annotations: BlockPtr::NULL,
+            postamble: BlockPtr::NULL,
+        }
+    }
+
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        put_str(out, &self.version);
+        put_i16(out, self.num_children_per_node);
+        put_i32(out, self.treeleaf_bytesize);
+        put_i16(out, self.max_treedepth);
+        put_i32(out, self.max_buffer_bytesize);
+        for p in [
+            self.categories,
+            self.methoddefs,
+            self.lineidmaps,
+            self.treeroot,
+            self.treedir,
+            self.annotations,
+            self.postamble,
+        ] {
+            put_ptr(out, p);
+        }
+        debug_assert_eq!(out.len() - start, HEADER_SIZE);
+    }
+
+    /// Decode and validate the header (spec §2.1, invariants 1–2).
+    pub fn decode(file: &[u8]) -> Result<Header> {
+        let mut d = Decoder::new(file, 0, "header");
+        let vlen = d.i16()?;
+        if vlen != 10 {
+            let found = if vlen > 0 {
+                String::from_utf8_lossy(d.peek_bytes(vlen as usize)).into_owned()
+            } else {
+                String::new()
+            };
+            return Err(Error::BadVersion { found });
+        }
+        let version = String::from_utf8_lossy(d.bytes(10)?).into_owned();
+        if version != VERSION {
+            return Err(Error::BadVersion { found: version });
+        }
+        let num_children_per_node = d.i16()?;
+        let treeleaf_bytesize = d.i32()?;
+        let max_treedepth = d.i16()?;
+        let max_buffer_bytesize = d.i32()?;
+        let mut ptrs = [BlockPtr::NULL; 7];
+        for p in ptrs.iter_mut() {
+            *p = d.ptr()?;
+        }
+        if num_children_per_node < 2 {
+            return Err(Error::malformed("header", 12, format!("num_children_per_node {num_children_per_node} < 2")));
+        }
+        if treeleaf_bytesize <= 0 {
+            return Err(Error::malformed("header", 14, format!("treeleaf_bytesize {treeleaf_bytesize} <= 0")));
+        }
+        if max_treedepth < 0 {
+            return Err(Error::malformed("header", 18, format!("max_treedepth {max_treedepth} < 0")));
+        }
+        Ok(Header {
+            version,
+            num_children_per_node,
+            treeleaf_bytesize,
+            max_treedepth,
+            max_buffer_bytesize,
+            categories: ptrs[0],
+            methoddefs: ptrs[1],
+            lineidmaps: ptrs[2],
+            treeroot: ptrs[3],
+            treedir: ptrs[4],
+            annotations: ptrs[5],
+            postamble: ptrs[6],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Encoding helpers
+
+pub fn put_i8(out: &mut Vec<u8>, v: i8) {
+    out.push(v as u8);
+}
+pub fn put_i16(out: &mut Vec<u8>, v: i16) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+pub fn put_i32(out: &mut Vec<u8>, v: i32) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+pub fn put_i64(out: &mut Vec<u8>, v: i64) {
+    out.extend_from_slice(&v.to_be_bytes());
+}
+pub fn put_f32(out: &mut Vec<u8>, v: f32) {
+    // Java writes NaN canonically.
+    let v = if v.is_nan() { f32::from_bits(0x7fc0_0000) } else { v };
+    out.extend_from_slice(&v.to_be_bytes());
+}
+pub fn put_f64(out: &mut Vec<u8>, v: f64) {
+    let v = if v.is_nan() { f64::from_bits(0x7ff8_0000_0000_0000) } else { v };
+    out.extend_from_slice(&v.to_be_bytes());
+}
+/// Java-style string. Callers guarantee `s.len() <= 32767` (checked by `check_len`).
+pub fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_i16(out, s.len().min(MAX_I16) as i16);
+    out.extend_from_slice(&s.as_bytes()[..s.len().min(MAX_I16)]);
+}
+pub fn put_ptr(out: &mut Vec<u8>, p: BlockPtr) {
+    if p.is_null() {
+        out.extend_from_slice(&[0u8; 12]);
+    } else {
+        put_i64(out, p.offset);
+        put_i32(out, p.size);
+    }
+}
+
+/// Reject lengths that do not fit a signed 16-bit count (the reference casts
+/// them silently and corrupts the file).
+pub fn check_len(what: &str, len: usize) -> Result<()> {
+    if len > MAX_I16 {
+        return Err(Error::InvalidArgument(format!(
+            "{what} has {len} elements/bytes; SLOG-2 2.0.6 stores at most {MAX_I16}"
+        )));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Decoder
+
+/// Bounds-checked big-endian reader over one block; `base` is the block's
+/// absolute file offset (for error messages).
+pub struct Decoder<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    base: u64,
+    what: &'static str,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(buf: &'a [u8], base: u64, what: &'static str) -> Self {
+        Decoder { buf, pos: 0, base, what }
+    }
+
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub fn is_at_end(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+
+    pub fn set_what(&mut self, what: &'static str) {
+        self.what = what;
+    }
+
+    pub fn malformed(&self, detail: impl Into<String>) -> Error {
+        Error::malformed(self.what, self.offset(), detail)
+    }
+
+    fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let have = self.remaining();
+        if have < N {
+            return Err(Error::Truncated {
+                what: self.what,
+                offset: self.offset(),
+                need: N,
+                have,
+            });
+        }
+        let mut a = [0u8; N];
+        a.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+        self.pos += N;
+        Ok(a)
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        let have = self.remaining();
+        if have < n {
+            return Err(Error::Truncated {
+                what: self.what,
+                offset: self.offset(),
+                need: n,
+                have,
+            });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn peek_bytes(&self, n: usize) -> &'a [u8] {
+        &self.buf[self.pos..(self.pos + n).min(self.buf.len())]
+    }
+
+    pub fn skip(&mut self, n: usize) -> Result<()> {
+        self.bytes(n).map(|_| ())
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.take::<1>()?[0])
+    }
+    pub fn i8(&mut self) -> Result<i8> {
+        Ok(self.take::<1>()?[0] as i8)
+    }
+    pub fn i16(&mut self) -> Result<i16> {
+        Ok(i16::from_be_bytes(self.take()?))
+    }
+    pub fn i32(&mut self) -> Result<i32> {
+        Ok(i32::from_be_bytes(self.take()?))
+    }
+    pub fn i64(&mut self) -> Result<i64> {
+        Ok(i64::from_be_bytes(self.take()?))
+    }
+    pub fn f32(&mut self) -> Result<f32> {
+        Ok(f32::from_be_bytes(self.take()?))
+    }
+    pub fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_be_bytes(self.take()?))
+    }
+
+    /// A Java-style string; a count <= 0 is the empty string (no bytes follow).
+    pub fn str(&mut self) -> Result<String> {
+        let n = self.i16()?;
+        if n <= 0 {
+            return Ok(String::new());
+        }
+        Ok(String::from_utf8_lossy(self.bytes(n as usize)?).into_owned())
+    }
+
+    pub fn ptr(&mut self) -> Result<BlockPtr> {
+        Ok(BlockPtr {
+            offset: self.i64()?,
+            size: self.i32()?,
+        })
+    }
+
+    /// A non-negative i32 count whose elements need at least `min_elem` bytes each.
+    pub fn count(&mut self, min_elem: usize) -> Result<usize> {
+        let at = self.offset();
+        let n = self.i32()?;
+        self.check_count(n as i64, min_elem, at)
+    }
+
+    /// A non-negative i16 count.
+    pub fn count16(&mut self, min_elem: usize) -> Result<usize> {
+        let at = self.offset();
+        let n = self.i16()?;
+        self.check_count(n as i64, min_elem, at)
+    }
+
+    fn check_count(&self, n: i64, min_elem: usize, at: u64) -> Result<usize> {
+        if n < 0 {
+            return Err(Error::malformed(self.what, at, format!("negative count {n}")));
+        }
+        let n = n as usize;
+        if n.saturating_mul(min_elem) > self.remaining() {
+            return Err(Error::malformed(
+                self.what,
+                at,
+                format!("count {n} does not fit the {} bytes left in the block", self.remaining()),
+            ));
+        }
+        Ok(n)
+    }
+
+    pub fn expect_end(&self) -> Result<()> {
+        if !self.is_at_end() {
+            return Err(self.malformed(format!("{} unread byte(s) at the end of the block", self.remaining())));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Category map block (§3)
+
+pub fn encode_categories<'c>(out: &mut Vec<u8>, cats: impl ExactSizeIterator<Item = &'c Category>) {
+    put_i32(out, cats.len() as i32);
+    for c in cats {
+        encode_category(out, c);
+    }
+}
+
+pub fn encode_category(out: &mut Vec<u8>, c: &Category) {
+    put_i32(out, c.index);
+    put_str(out, &c.name);
+    put_i32(out, c.topology as i32);
+    put_i32(out, c.color.to_argb());
+    put_i8(out, c.color.modifiable as i8);
+    put_i8(out, c.width);
+    put_i16(out, c.info.keys.len() as i16);
+    for k in &c.info.keys {
+        put_str(out, k);
+    }
+    put_i16(out, c.info.tokens.len() as i16);
+    out.extend_from_slice(&c.info.tokens);
+    put_i16(out, c.methods.len() as i16);
+    for m in &c.methods {
+        put_i32(out, *m);
+    }
+    put_f32(out, c.incl_ratio);
+    put_f32(out, c.excl_ratio);
+    put_i64(out, c.count);
+}
+
+pub fn decode_categories(block: &[u8], base: u64) -> Result<Vec<Category>> {
+    let mut d = Decoder::new(block, base, "category map");
+    let n = d.count(44)?;
+    let mut cats = Vec::with_capacity(n);
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..n {
+        let at = d.offset();
+        let index = d.i32()?;
+        let name = d.str()?;
+        let topo_at = d.offset();
+        let topo = d.i32()?;
+        let topology = Topology::from_i32(topo)
+            .ok_or_else(|| Error::malformed("category map", topo_at, format!("category {index}: topology {topo} is not 0, 1 or 2")))?;
+        let argb = d.i32()?;
+        let modifiable = d.u8()? != 0;
+        let width = d.i8()?;
+        let nkeys = d.count16(2)?;
+        let mut keys = Vec::with_capacity(nkeys);
+        for _ in 0..nkeys {
+            keys.push(d.str()?);
+        }
+        let ntok = d.count16(1)?;
+        let tokens = d.bytes(ntok)?.to_vec();
+        let nmeth = d.count16(4)?;
+        let mut methods = Vec::with_capacity(nmeth);
+        for _ in 0..nmeth {
+            methods.push(d.i32()?);
+        }
+        let incl_ratio = d.f32()?;
+        let excl_ratio = d.f32()?;
+        let count = d.i64()?;
+        if !seen.insert(index) {
+            return Err(Error::malformed("category map", at, format!("duplicate category index {index}")));
+        }
+        let expected_preview = match index {
+            -1 => Some(Topology::Event),
+            -2 => Some(Topology::Arrow),
+            -3 => Some(Topology::State),
+            _ => None,
+        };
+        if let Some(t) = expected_preview {
+            if t != topology {
+                return Err(Error::malformed(
+                    "category map",
+                    at,
+                    format!("preview category {index} must have topology {t}, has {topology}"),
+                ));
+            }
+        }
+        cats.push(Category {
+            index,
+            name,
+            topology,
+            color: Color::from_argb(argb, modifiable),
+            width,
+            info: InfoFormat { keys, tokens },
+            methods,
+            incl_ratio,
+            excl_ratio,
+            count,
+            visible: true,
+            searchable: true,
+        });
+    }
+    d.expect_end()?;
+    Ok(cats)
+}
+
+// ---------------------------------------------------------------------------
+// Line-ID map list block (§5)
+
+pub fn encode_ycoordmaps<'m>(out: &mut Vec<u8>, maps: impl ExactSizeIterator<Item = &'m YCoordMap>) {
+    put_i32(out, maps.len() as i32);
+    for m in maps {
+        put_str(out, &m.title);
+        put_i32(out, m.column_labels.len() as i32);
+        for l in &m.column_labels {
+            put_str(out, l);
+        }
+        put_i32(out, m.rows.len() as i32);
+        for (line, vals) in &m.rows {
+            put_i32(out, *line);
+            for i in 0..m.column_labels.len() {
+                put_i32(out, vals.get(i).copied().unwrap_or(0));
+            }
+        }
+        put_i16(out, m.methods.len() as i16);
+        for x in &m.methods {
+            put_i32(out, *x);
+        }
+    }
+}
+
+pub fn decode_ycoordmaps(block: &[u8], base: u64) -> Result<Vec<YCoordMap>> {
+    let mut d = Decoder::new(block, base, "line-ID map list");
+    let n = d.count(12)?;
+    let mut maps = Vec::with_capacity(n);
+    for _ in 0..n {
+        let title = d.str()?;
+        let ncols = d.count(2)?;
+        let mut column_labels = Vec::with_capacity(ncols);
+        for _ in 0..ncols {
+            column_labels.push(d.str()?);
+        }
+        let nrows = d.count(4 * (ncols + 1))?;
+        let mut rows = Vec::with_capacity(nrows);
+        for _ in 0..nrows {
+            let line = d.i32()?;
+            let mut vals = Vec::with_capacity(ncols);
+            for _ in 0..ncols {
+                vals.push(d.i32()?);
+            }
+            rows.push((line, vals));
+        }
+        let nmeth = d.count16(4)?;
+        let mut methods = Vec::with_capacity(nmeth);
+        for _ in 0..nmeth {
+            methods.push(d.i32()?);
+        }
+        maps.push(YCoordMap {
+            title,
+            column_labels,
+            rows,
+            methods,
+        });
+    }
+    d.expect_end()?;
+    Ok(maps)
+}
+
+// ---------------------------------------------------------------------------
+// Tree directory block (§6)
+
+/// One directory entry: a node's ID, time box and block pointer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DirEntry {
+    pub id: NodeId,
+    pub time_box: TimeBox,
+    pub ptr: BlockPtr,
+}
+
+pub fn encode_treedir(out: &mut Vec<u8>, entries: &[DirEntry]) {
+    put_i32(out, entries.len() as i32);
+    for e in entries {
+        put_i16(out, e.id.depth);
+        put_i32(out, e.id.xpos);
+        put_f64(out, e.time_box.start);
+        put_f64(out, e.time_box.end);
+        put_ptr(out, e.ptr);
+    }
+}
+
+pub fn decode_treedir(block: &[u8], base: u64) -> Result<Vec<DirEntry>> {
+    let mut d = Decoder::new(block, base, "tree directory");
+    let n = d.count(DIR_ENTRY_SIZE)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let depth = d.i16()?;
+        let xpos = d.i32()?;
+        let start = d.f64()?;
+        let end = d.f64()?;
+        let ptr = d.ptr()?;
+        v.push(DirEntry {
+            id: NodeId::new(depth, xpos),
+            time_box: TimeBox::new(start, end),
+            ptr,
+        });
+    }
+    d.expect_end()?;
+    Ok(v)
+}
+
+// ---------------------------------------------------------------------------
+// Drawables and shadows inside node blocks (§7)
+
+pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
+    put_i32(out, p.category);
+    put_i16(out, p.info.len() as i16);
+    out.extend_from_slice(&p.info);
+    put_i16(out, p.vertices.len() as i16);
+    for v in &p.vertices {
+        put_f64(out, v.time);
+        put_i32(out, v.line);
+    }
+}
+
+pub fn encode_drawable(out: &mut Vec<u8>, d: &Drawable) {
+    match d {
+        Drawable::Primitive(p) => {
+            out.push(0);
+            encode_primitive(out, p);
+        }
+        Drawable::Composite(c) => {
+            out.push(1);
+            put_i32(out, c.category);
+            put_i16(out, c.info.len() as i16);
+            out.extend_from_slice(&c.info);
+            put_i16(out, c.members.len() as i16);
+            for m in &c.members {
+                encode_primitive(out, m);
+            }
+        }
+    }
+}
+
+/// Check that a drawable's length fields fit their on-disk widths.
+pub fn check_drawable(d: &Drawable) -> Result<()> {
+    check_len("info payload", d.info().len())?;
+    if let Drawable::Composite(c) = d {
+        check_len("composite member list", c.members.len())?;
+        if c.members.is_empty() {
+            return Err(Error::InvalidArgument("composite has no members".into()));
+        }
+    }
+    for p in d.primitives() {
+        check_len("info payload", p.info.len())?;
+        check_len("vertex list", p.vertices.len())?;
+        if p.vertices.is_empty() {
+            return Err(Error::InvalidArgument("primitive has no vertices".into()));
+        }
+    }
+    Ok(())
+}
+
+pub fn decode_primitive(d: &mut Decoder) -> Result<Primitive> {
+    let category = d.i32()?;
+    let ilen = d.i16()?;
+    let info = if ilen > 0 { d.bytes(ilen as usize)?.to_vec() } else { Vec::new() };
+    let at = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 {
+        return Err(Error::malformed("tree node", at, format!("primitive with {nv} vertices")));
+    }
+    let nv = nv as usize;
+    if nv * 12 > d.remaining() {
+        return Err(Error::malformed("tree node", at, format!("{nv} vertices do not fit the block")));
+    }
+    let mut vertices = Vec::with_capacity(nv);
+    for _ in 0..nv {
+        let time = d.f64()?;
+        let line = d.i32()?;
+        vertices.push(Vertex { time, line });
+    }
+    Ok(Primitive {
+        category,
+        info,
+        vertices,
+    })
+}
+
+pub fn decode_drawable(d: &mut Decoder) -> Result<Drawable> {
+    let at = d.offset();
+    match d.u8()? {
+        0 => Ok(Drawable::Primitive(decode_primitive(d)?)),
+        1 => {
+            let category = d.i32()?;
+            let ilen = d.i16()?;
+            let info = if ilen > 0 { d.bytes(ilen as usize)?.to_vec() } else { Vec::new() };
+            let nat = d.offset();
+            let n = d.i16()?;
+            if n < 1 {
+                return Err(Error::malformed("tree node", nat, format!("composite with {n} members")));
+            }
+            let mut members = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                members.push(decode_primitive(d)?);
+            }
+            Ok(Drawable::Composite(Composite {
+                category,
+                info,
+                members,
+            }))
+        }
+        t => Err(Error::malformed("tree node", at, format!("drawable tag {t} is neither 0 nor 1"))),
+    }
+}
+
+pub fn encode_shadow(out: &mut Vec<u8>, s: &Shadow) {
+    put_i32(out, s.category);
+    put_i16(out, 0);
+    put_i16(out, s.vertices.len() as i16);
+    for v in &s.vertices {
+        put_f64(out, v.time);
+        put_i32(out, v.line);
+    }
+    put_f64(out, s.time_box.start);
+    put_f64(out, s.time_box.end);
+    put_i64(out, s.num_real);
+    put_i32(out, s.weights.len() as i32);
+    for w in &s.weights {
+        put_i32(out, w.category);
+        put_f32(out, w.incl);
+        put_f32(out, w.excl);
+        put_i64(out, w.count);
+    }
+}
+
+pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
+    let at = d.offset();
+    let category = d.i32()?;
+    let ilen = d.i16()?;
+    if ilen > 0 {
+        d.skip(ilen as usize)?;
+    }
+    let nat = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 {
+        return Err(Error::malformed("shadow", nat, format!("shadow with {nv} vertices")));
+    }
+    let nv = nv as usize;
+    if nv * 12 > d.remaining() {
+        return Err(Error::malformed("shadow", nat, format!("{nv} vertices do not fit the block")));
+    }
+    let mut vertices = Vec::with_capacity(nv);
+    for _ in 0..nv {
+        let time = d.f64()?;
+        let line = d.i32()?;
+        vertices.push(Vertex { time, line });
+    }
+    let start = d.f64()?;
+    let end = d.f64()?;
+    let num_real = d.i64()?;
+    let nw = d.count(20)?;
+    if num_real < 1 || nw < 1 {
+        return Err(Error::malformed(
+            "shadow",
+            at,
+            format!("shadow with num_real {num_real} and {nw} weights (both must be >= 1)"),
+        ));
+    }
+    let mut weights = Vec::with_capacity(nw);
+    let mut sum = 0i64;
+    for _ in 0..nw {
+        let w = Weight {
+            category: d.i32()?,
+            incl: d.f32()?,
+            excl: d.f32()?,
+            count: d.i64()?,
+        };
+        sum = sum.wrapping_add(w.count);
+        weights.push(w);
+    }
+    if sum != num_real {
+        return Err(Error::malformed("shadow", at, format!("weight counts sum to {sum}, num_real is {num_real}")));
+    }
+    Ok(Shadow {
+        category,
+        vertices,
+        time_box: TimeBox::new(start, end),
+        num_real,
+        weights,
+    })
+}
+
+/// A child stub as stored in its parent: the child's entry plus its shadows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stub {
+    pub entry: DirEntry,
+    pub nestless: Vec<Shadow>,
+    pub nestable: Vec<Shadow>,
+}
+
+impl Stub {
+    pub fn byte_size(&self) -> usize {
+        STUB_OVERHEAD + self.nestless.iter().chain(&self.nestable).map(Shadow::byte_size).sum::<usize>()
+    }
+    pub fn shadows(&self) -> impl Iterator<Item = &Shadow> {
+        self.nestless.iter().chain(self.nestable.iter())
+    }
+}
+
+fn encode_entry_header(out: &mut Vec<u8>, e: &DirEntry) {
+    put_f64(out, e.time_box.start);
+    put_f64(out, e.time_box.end);
+    put_i16(out, e.id.depth);
+    put_i32(out, e.id.xpos);
+    put_ptr(out, e.ptr);
+}
+
+fn decode_entry_header(d: &mut Decoder) -> Result<DirEntry> {
+    let start = d.f64()?;
+    let end = d.f64()?;
+    let depth = d.i16()?;
+    let xpos = d.i32()?;
+    let ptr = d.ptr()?;
+    Ok(DirEntry {
+        id: NodeId::new(depth, xpos),
+        time_box: TimeBox::new(start, end),
+        ptr,
+    })
+}
+
+pub fn encode_stub(out: &mut Vec<u8>, s: &Stub) {
+    encode_entry_header(out, &s.entry);
+    put_i32(out, s.nestless.len() as i32);
+    for sh in &s.nestless {
+        encode_shadow(out, sh);
+    }
+    put_i32(out, s.nestable.len() as i32);
+    for sh in &s.nestable {
+        encode_shadow(out, sh);
+    }
+}
+
+/// A decoded tree node block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub entry: DirEntry,
+    /// Arrows and events.
+    pub nestless: Vec<Drawable>,
+    /// States and composites.
+    pub nestable: Vec<Drawable>,
+    pub stubs: Vec<Stub>,
+}
+
+impl Node {
+    pub fn drawables(&self) -> impl Iterator<Item = &Drawable> {
+        self.nestless.iter().chain(self.nestable.iter())
+    }
+}
+
+/// Encode a node. `entry.ptr` must already hold the block's final offset and size.
+pub fn encode_node(out: &mut Vec<u8>, entry: &DirEntry, nestless: &[Drawable], nestable: &[Drawable], stubs: &[Stub]) {
+    encode_entry_header(out, entry);
+    put_i32(out, nestless.len() as i32);
+    for d in nestless {
+        encode_drawable(out, d);
+    }
+    put_i32(out, nestable.len() as i32);
+    for d in nestable {
+        encode_drawable(out, d);
+    }
+    put_i32(out, stubs.len() as i32);
+    for s in stubs {
+        encode_stub(out, s);
+    }
+}
+
+/// What to decode from a node block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeParts {
+    /// Drawables and stubs.
+    All,
+    /// Only the header and drawables (skip the shadows).
+    Drawables,
+}
+
+/// Decode a node block (spec §7). Checks the tags, counts and that the block is
+/// consumed exactly (invariants 5, 12).
+pub fn decode_node(block: &[u8], base: u64, parts: NodeParts) -> Result<Node> {
+    let mut d = Decoder::new(block, base, "tree node");
+    let entry = decode_entry_header(&mut d)?;
+    let n1 = d.count(9)?;
+    let mut nestless = Vec::with_capacity(n1);
+    for _ in 0..n1 {
+        nestless.push(decode_drawable(&mut d)?);
+    }
+    let n2 = d.count(9)?;
+    let mut nestable = Vec::with_capacity(n2);
+    for _ in 0..n2 {
+        nestable.push(decode_drawable(&mut d)?);
+    }
+    let mut stubs = Vec::new();
+    if parts == NodeParts::All {
+        let ns = d.count(STUB_OVERHEAD)?;
+        stubs.reserve(ns);
+        d.set_what("child stub");
+        for _ in 0..ns {
+            let e = decode_entry_header(&mut d)?;
+            let a = d.count(36)?;
+            let mut nestless = Vec::with_capacity(a);
+            for _ in 0..a {
+                nestless.push(decode_shadow(&mut d)?);
+            }
+            let b = d.count(36)?;
+            let mut nestable = Vec::with_capacity(b);
+            for _ in 0..b {
+                nestable.push(decode_shadow(&mut d)?);
+            }
+            stubs.push(Stub {
+                entry: e,
+                nestless,
+                nestable,
+            });
+        }
+        d.set_what("tree node");
+        d.expect_end()?;
+    }
+    Ok(Node {
+        entry,
+        nestless,
+        nestable,
+        stubs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_roundtrip() {
+        let mut h = Header::placeholder(2, 65536);
+        h.treeroot = BlockPtr::new(108, 791);
+        let mut v = Vec::new();
+        h.encode(&mut v);
+        assert_eq!(v.len(), HEADER_SIZE);
+        assert_eq!(Header::decode(&v).unwrap(), h);
+        assert!(matches!(Header::decode(&v[..50]), Err(Error::Truncated { .. })));
+    }
+
+    #[test]
+    fn info_format_parse() {
+        let f = InfoFormat::parse("msg_tag=%d, msg_size=%d").unwrap();
+        assert_eq!(f.keys, vec!["msg_tag=", ", msg_size=", ""]);
+        assert_eq!(f.tokens, b"dd");
+        assert_eq!(f.label(), "msg_tag=%d, msg_size=%d");
+        let f = InfoFormat::parse("%d items").unwrap();
+        assert_eq!(f.keys, vec![" items"]);
+        assert_eq!(f.label(), "%d items");
+        assert!(InfoFormat::parse("abc%").is_err());
+        assert_eq!(InfoFormat::parse("abc").unwrap().keys, vec!["abc"]);
+    }
+}

@@ -1,0 +1,29 @@
+//! # slog2 — the SLOG-2 scalable trace format
+//!
+//! SLOG-2 stores the drawables of a parallel program's trace (states, arrows,
+//! events, composites) in a bounding-box tree over time, built in one pass, so
+//! that a viewer reads only the tree nodes that intersect the time window it
+//! shows. This crate reads and writes SLOG-2 **2.0.6** files exactly as
+//! slog2sdk does, converts traces to it, and exports the library through a C
+//! ABI (TRACE-API and SLOG2 APIs).
+//!
+//! Layers (see `docs/architecture.md` in the shared contracts):
+//! - [`model`]: categories, drawables, shadows, maps — no bytes, no files;
+//! - [`format`]: the byte codec of every block;
+//! - [`write`]: the one-pass tree writer (shadows, summaries, atomic output);
+//! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
+//! - [`trace`]: trace sources and the converter;
+//! - `capi`: the C ABI, a thin translation of the above.
+
+pub mod error;
+pub mod format;
+pub mod javafmt;
+pub mod model;
+pub mod read;
+pub mod trace;
+pub mod write;
+
+pub use error::{Error, Result};
+pub use model::*;
+pub use read::Slog2File;
+pub use write::{Slog2Writer, WriteSummary, WriterOptions};

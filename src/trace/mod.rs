@@ -1,0 +1,75 @@
+//! Trace sources: where drawables come from.
+//!
+//! A [`TraceSource`] hands over records the way the TRACE-API does
+//! (`trace-api.md` §1.5): categories, y-coordinate maps, primitives and
+//! composites, drawables in non-decreasing end time. Each drawable carries the
+//! time box its source *stated* (the TRACE peek box) next to its vertices, so
+//! the converter can check the two agree (errtime2: a swapped box with correct
+//! vertices must be rejected) before the writer, which only trusts vertices,
+//! sees it.
+//!
+//! Sources: the slog2sdk sample text format (`text`), an SLOG-2 file
+//! (`slog2`), and any C library implementing the TRACE-API (`plugin`).
+
+use crate::error::Result;
+use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
+
+pub mod plugin;
+pub mod slog2;
+pub mod text;
+
+/// A category definition as a trace delivers it (TRACE `Category_head_t` +
+/// legend + label + method IDs), already split into the model's form.
+pub type CategoryDef = Category;
+
+/// A primitive with the time box its source reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TracePrimitive {
+    pub stated: TimeBox,
+    pub primitive: Primitive,
+}
+
+/// A composite with its stated box and its members' stated boxes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceComposite {
+    pub stated: TimeBox,
+    /// Stated box of each member, in member order.
+    pub member_boxes: Vec<TimeBox>,
+    pub composite: Composite,
+}
+
+/// One record of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Category(CategoryDef),
+    YCoordMap(YCoordMap),
+    Primitive(TracePrimitive),
+    Composite(TraceComposite),
+}
+
+/// A stream of trace records.
+pub trait TraceSource {
+    /// The next record, or `None` at the end.
+    fn next_record(&mut self) -> Result<Option<Record>>;
+
+    /// Where the record last returned came from, e.g. `data.txt:15`, for
+    /// error messages. Empty when the source has no notion of location.
+    fn location(&self) -> String {
+        String::new()
+    }
+
+    /// Rough progress in `[0, 1]` (for a progress bar), if known.
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
+/// SLOG-2 version string) or the sample text format.
+pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource>> {
+    if slog2::Slog2Source::looks_like(path) {
+        Ok(Box::new(slog2::Slog2Source::open(path)?))
+    } else {
+        Ok(Box::new(text::TextSource::open(path)?))
+    }
+}

@@ -1,0 +1,512 @@
+//! The one-pass SLOG-2 tree writer.
+//!
+//! Drawables arrive in non-decreasing end time. The writer keeps one *open*
+//! tree node per depth (the trunk: leaf first, root last). A drawable goes into
+//! the deepest open node whose start is not after the drawable's start; when
+//! the leaf's bytes would pass the leaf size, the leaf and every ancestor that
+//! has received all its children are closed and written (post-order), and the
+//! tree grows a new root when the old one closes. This is the reference
+//! writer's algorithm (spec §9), reproduced so that the same input and options
+//! give the same tree directory, shadows and category summaries.
+//!
+//! Memory is bounded by the open nodes — at most one leaf's worth of drawables
+//! per depth plus the stubs waiting for their parent — and does not grow with
+//! the trace length.
+//!
+//! Output is atomic: everything is written to a temporary file beside the
+//! target, the header is written last, and the file is renamed over the target
+//! only by [`Slog2Writer::finish`]. Dropping an unfinished writer (an error in
+//! the middle of a conversion) removes the temporary file and leaves any
+//! existing target untouched.
+
+mod shadow;
+
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::format::{self, BlockPtr, DirEntry, Header, Stub, NODE_OVERHEAD};
+use crate::model::*;
+use shadow::ShadowBuf;
+
+/// Tree shape options (the converter's `-nc` and `-ls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// Children per tree node, >= 2 (default 2).
+    pub children_per_node: i16,
+    /// Leaf byte-size limit (default 65536).
+    pub leaf_bytesize: i32,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            children_per_node: 2,
+            leaf_bytesize: 65536,
+        }
+    }
+}
+
+/// What the writer produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WriteSummary {
+    /// Top-level drawables written (primitives + composites).
+    pub drawables: u64,
+    /// Real primitives (composite members counted individually).
+    pub primitives: u64,
+    /// Categories in the file (including preview categories).
+    pub categories: usize,
+    /// Depth of the root (0 = a single leaf).
+    pub depth: i16,
+    pub nodes: usize,
+    pub bytes: u64,
+    pub max_buffer_bytesize: i32,
+    pub time_box: Option<TimeBox>,
+}
+
+/// One open node of the trunk.
+struct OpenNode {
+    id: NodeId,
+    start: f64,
+    end: f64,
+    nestless: Vec<Drawable>,
+    nestable: Vec<Drawable>,
+    /// 46 + Σ (1 + record size) of its drawables.
+    bytes: usize,
+    shadows: ShadowBuf,
+    /// This node's outgoing buffers (one per time it closed), waiting for
+    /// the parent to write them as stubs.
+    finished: Vec<Stub>,
+}
+
+impl OpenNode {
+    fn new(id: NodeId, start: f64) -> Self {
+        OpenNode {
+            id,
+            start,
+            end: start,
+            nestless: Vec::new(),
+            nestable: Vec::new(),
+            bytes: NODE_OVERHEAD,
+            shadows: ShadowBuf::default(),
+            finished: Vec::new(),
+        }
+    }
+}
+
+/// Streaming SLOG-2 writer. See the module documentation.
+pub struct Slog2Writer {
+    target: PathBuf,
+    tmp: Option<tempfile::NamedTempFile>,
+    out: Option<BufWriter<std::fs::File>>,
+    offset: u64,
+    opts: WriterOptions,
+    header: Header,
+    /// Category definitions by index, with their first-definition order.
+    categories: FxHashMap<i32, Category>,
+    category_order: Vec<i32>,
+    used: rustc_hash::FxHashSet<i32>,
+    topologies_used: [bool; 3],
+    ycoordmaps: Vec<YCoordMap>,
+    trunk: Vec<OpenNode>,
+    dir: Vec<DirEntry>,
+    last_end: Option<f64>,
+    summary: WriteSummary,
+    scratch: Vec<u8>,
+    unknown_palette: usize,
+}
+
+impl Slog2Writer {
+    /// Start writing `path` (a temporary file beside it until `finish`).
+    pub fn create(path: impl AsRef<Path>, opts: WriterOptions) -> Result<Self> {
+        if opts.children_per_node < 2 {
+            return Err(Error::InvalidArgument(format!(
+                "children per node must be >= 2, got {}",
+                opts.children_per_node
+            )));
+        }
+        if (opts.leaf_bytesize as usize) < NODE_OVERHEAD || opts.leaf_bytesize <= 0 {
+            return Err(Error::InvalidArgument(format!(
+                "leaf byte size must be at least {NODE_OVERHEAD}, got {}",
+                opts.leaf_bytesize
+            )));
+        }
+        let target = path.as_ref().to_path_buf();
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".partial")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(&target, e))?;
+        let file = tmp.as_file().try_clone().map_err(|e| Error::io(tmp.path(), e))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        let header = Header::placeholder(opts.children_per_node, opts.leaf_bytesize);
+        // Placeholder header; the real one is written last. Its version is
+        // zeroed so an interrupted file is never taken for a valid one.
+        out.write_all(&[0u8; format::HEADER_SIZE]).map_err(|e| Error::io(tmp.path(), e))?;
+        Ok(Slog2Writer {
+            target,
+            tmp: Some(tmp),
+            out: Some(out),
+            offset: format::HEADER_SIZE as u64,
+            opts,
+            header,
+            categories: FxHashMap::default(),
+            category_order: Vec::new(),
+            used: Default::default(),
+            topologies_used: [false; 3],
+            ycoordmaps: Vec::new(),
+            trunk: vec![OpenNode::new(NodeId::new(0, 0), f64::INFINITY)],
+            dir: Vec::new(),
+            last_end: None,
+            summary: WriteSummary::default(),
+            scratch: Vec::new(),
+            unknown_palette: 0,
+        })
+    }
+
+    pub fn options(&self) -> WriterOptions {
+        self.opts
+    }
+
+    /// Define (or redefine: last definition wins) a category. Summary fields
+    /// of `c` are ignored; the writer computes them.
+    pub fn add_category(&mut self, mut c: Category) -> Result<()> {
+        if c.index < 0 {
+            return Err(Error::InvalidArgument(format!(
+                "category index {} is negative; negative indices are reserved for preview categories",
+                c.index
+            )));
+        }
+        format::check_len("category name", c.name.len())?;
+        format::check_len("info keys", c.info.keys.len())?;
+        format::check_len("info tokens", c.info.tokens.len())?;
+        format::check_len("category methods", c.methods.len())?;
+        for k in &c.info.keys {
+            format::check_len("info key", k.len())?;
+        }
+        c.incl_ratio = 0.0;
+        c.excl_ratio = 0.0;
+        c.count = 0;
+        let index = c.index;
+        if self.categories.insert(index, c).is_none() {
+            self.category_order.push(index);
+        }
+        Ok(())
+    }
+
+    /// Add a y-coordinate (line ID) map. Rows are sorted by line ID on output
+    /// and a repeated line ID keeps its last row.
+    pub fn add_ycoordmap(&mut self, m: YCoordMap) -> Result<()> {
+        format::check_len("map title", m.title.len())?;
+        format::check_len("map methods", m.methods.len())?;
+        for l in &m.column_labels {
+            format::check_len("map column label", l.len())?;
+        }
+        if m.title == "Identity Map" {
+            // The writer adds its own identity map; a second one would confuse viewers.
+            return Ok(());
+        }
+        self.ycoordmaps.push(m);
+        Ok(())
+    }
+
+    fn topology_of(&mut self, category: i32) -> Topology {
+        if let Some(c) = self.categories.get(&category) {
+            return c.topology;
+        }
+        // Like the reference: invent a placeholder category.
+        const PALETTE: [(u8, u8, u8); 8] = [
+            (255, 0, 0),
+            (0, 255, 0),
+            (0, 0, 255),
+            (255, 255, 0),
+            (255, 0, 255),
+            (0, 255, 255),
+            (255, 165, 0),
+            (160, 32, 240),
+        ];
+        let (r, g, b) = PALETTE[self.unknown_palette % PALETTE.len()];
+        self.unknown_palette += 1;
+        let c = Category::new(
+            category,
+            format!("UnknownType-{category}"),
+            Topology::State,
+            Color::rgba(r, g, b, 255),
+            1,
+        );
+        self.categories.insert(category, c);
+        self.category_order.push(category);
+        Topology::State
+    }
+
+    /// Add the next drawable. Drawables must come in non-decreasing end time.
+    pub fn add_drawable(&mut self, d: Drawable) -> Result<()> {
+        let index = self.summary.drawables + 1;
+        format::check_drawable(&d).map_err(|e| Error::InvalidDrawable {
+            index,
+            detail: e.to_string(),
+            location: String::new(),
+        })?;
+        let mut d = d;
+        for p in d.primitives() {
+            if p.vertices.iter().any(|v| !v.time.is_finite()) {
+                return Err(Error::InvalidDrawable {
+                    index,
+                    detail: "vertex time is not finite".into(),
+                    location: String::new(),
+                });
+            }
+        }
+        if let Drawable::Composite(c) = &mut d {
+            c.members.sort_by(Primitive::drawing_cmp);
+        }
+        let tbox = d.time_box();
+        if let Some(prev) = self.last_end {
+            if tbox.end < prev {
+                return Err(Error::OrderViolation {
+                    index,
+                    end: tbox.end,
+                    prev_end: prev,
+                    location: String::new(),
+                });
+            }
+        }
+        let rec = d.byte_size();
+        if self.last_end.is_some() && self.trunk[0].bytes + rec > self.opts.leaf_bytesize as usize {
+            self.advance()?;
+        }
+
+        // Resolve categories (and topologies of the members) before storing.
+        let cat_topo = self.topology_of(d.category());
+        self.used.insert(d.category());
+        let mut member_topos: smallvec::SmallVec<[Topology; 8]> = smallvec::SmallVec::new();
+        match &d {
+            Drawable::Primitive(_) => member_topos.push(cat_topo),
+            Drawable::Composite(c) => {
+                for m in &c.members {
+                    let t = self.topology_of(m.category);
+                    self.used.insert(m.category);
+                    member_topos.push(t);
+                }
+            }
+        }
+        for t in &member_topos {
+            self.topologies_used[*t as usize] = true;
+        }
+
+        let pos = self.trunk.iter().position(|n| n.start <= tbox.start);
+        let target = match pos {
+            Some(i) => i,
+            None => {
+                let r = self.trunk.len() - 1;
+                self.trunk[r].start = self.trunk[r].start.min(tbox.start);
+                r
+            }
+        };
+        let node = &mut self.trunk[target];
+        for (p, t) in d.primitives().iter().zip(&member_topos) {
+            node.shadows.add_primitive(*t, p);
+        }
+        node.bytes += rec + 1;
+        self.summary.primitives += d.primitives().len() as u64;
+        let nestable = matches!(d, Drawable::Composite(_)) || cat_topo == Topology::State;
+        if nestable {
+            node.nestable.push(d);
+        } else {
+            node.nestless.push(d);
+        }
+        self.last_end = Some(tbox.end);
+        self.summary.drawables += 1;
+        Ok(())
+    }
+
+    /// Close the leaf and every ancestor that has all its children (§9.3).
+    fn advance(&mut self) -> Result<()> {
+        let n = self.opts.children_per_node as i32;
+        let mut next = NodeId::new(0, self.trunk[0].id.xpos + 1);
+        let mut d = 0;
+        while d < self.trunk.len() {
+            if self.trunk[d].id == next {
+                break;
+            }
+            self.close_node(d)?;
+            let node = &mut self.trunk[d];
+            let old_start = node.start;
+            node.start = node.end;
+            node.id = next;
+            next = next.parent(n);
+            if d == self.trunk.len() - 1 {
+                self.trunk.push(OpenNode::new(next, old_start));
+                break;
+            }
+            d += 1;
+        }
+        Ok(())
+    }
+
+    /// Write trunk node `d` (§9.4) and leave it empty, its outgoing buffer in
+    /// `finished` for the parent.
+    fn close_node(&mut self, d: usize) -> Result<()> {
+        let (below, rest) = self.trunk.split_at_mut(d);
+        let node = &mut rest[0];
+        let child = below.last_mut();
+        node.end = match &child {
+            None => self.last_end.unwrap_or(node.start),
+            Some(c) => c.end,
+        };
+        if node.start > node.end {
+            // Only possible for a node that never received anything.
+            node.start = node.end;
+        }
+        let held: Vec<Stub> = child.map(|c| std::mem::take(&mut c.finished)).unwrap_or_default();
+        let size = node.bytes + held.iter().map(Stub::byte_size).sum::<usize>();
+        if size > i32::MAX as usize {
+            return Err(Error::InvalidArgument(format!("tree node {} would exceed 2 GiB", node.id)));
+        }
+        let entry = DirEntry {
+            id: node.id,
+            time_box: TimeBox::new(node.start, node.end),
+            ptr: BlockPtr::new(self.offset, size),
+        };
+        self.dir.push(entry);
+
+        let mut shadows = std::mem::take(&mut node.shadows);
+        shadows.seal();
+        for s in &held {
+            shadows.merge_child(s);
+        }
+        let outgoing = shadows.finalize(entry);
+
+        node.nestless.sort_by(Drawable::drawing_cmp);
+        node.nestable.sort_by(Drawable::drawing_cmp);
+        self.scratch.clear();
+        format::encode_node(&mut self.scratch, &entry, &node.nestless, &node.nestable, &held);
+        debug_assert_eq!(self.scratch.len(), size);
+        node.nestless.clear();
+        node.nestable.clear();
+        node.bytes = NODE_OVERHEAD;
+        node.finished.push(outgoing);
+        let out = self.out.as_mut().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        out.write_all(&self.scratch).map_err(|e| Error::io(&self.target, e))?;
+        self.offset += size as u64;
+        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size as i32);
+        Ok(())
+    }
+
+    /// Close every open node, write categories, maps, directory and header,
+    /// and atomically rename the file over the target.
+    pub fn finish(mut self) -> Result<WriteSummary> {
+        if self.last_end.is_none() {
+            return Err(Error::NoDrawables);
+        }
+        // Identity map lines: the root's drawables and the root's stub shadows.
+        let top = self.trunk.len() - 1;
+        let mut lines: std::collections::BTreeSet<i32> = Default::default();
+        for d in 0..self.trunk.len() {
+            if d == top {
+                let root = &self.trunk[d];
+                for dr in root.nestless.iter().chain(&root.nestable) {
+                    for p in dr.primitives() {
+                        lines.extend(p.vertices.iter().map(|v| v.line));
+                    }
+                }
+                if d > 0 {
+                    for s in &self.trunk[d - 1].finished {
+                        for sh in s.shadows() {
+                            lines.extend(sh.vertices.iter().map(|v| v.line));
+                        }
+                    }
+                }
+            }
+            self.close_node(d)?;
+        }
+        let root_entry = *self.dir.last().ok_or(Error::NoDrawables)?;
+        let root_buf = self.trunk[top].finished.pop().ok_or(Error::NoDrawables)?;
+        let mut sums = FxHashMap::default();
+        shadow::summarize(&root_buf, &mut sums);
+
+        // Categories: previews used, then the used ones in definition order.
+        let mut cats: Vec<Category> = Vec::new();
+        for t in [Topology::Event, Topology::State, Topology::Arrow] {
+            if self.topologies_used[t as usize] {
+                cats.push(Category::preview(t));
+            }
+        }
+        for idx in &self.category_order {
+            if !self.used.contains(idx) {
+                continue;
+            }
+            if let Some(c) = self.categories.get(idx) {
+                let mut c = c.clone();
+                if let Some(&(count, incl, excl)) = sums.get(idx) {
+                    c.count = count;
+                    c.incl_ratio = incl;
+                    c.excl_ratio = excl;
+                }
+                cats.push(c);
+            }
+        }
+        let mut buf = Vec::new();
+        format::encode_categories(&mut buf, cats.iter());
+        self.header.categories = self.write_block(&buf)?;
+
+        let mut maps: Vec<YCoordMap> = std::mem::take(&mut self.ycoordmaps);
+        for m in maps.iter_mut() {
+            let mut rows: std::collections::BTreeMap<i32, Vec<i32>> = Default::default();
+            for (l, v) in m.rows.drain(..) {
+                rows.insert(l, v);
+            }
+            m.rows = rows.into_iter().collect();
+        }
+        maps.push(YCoordMap::identity(lines));
+        buf.clear();
+        format::encode_ycoordmaps(&mut buf, maps.iter());
+        self.header.lineidmaps = self.write_block(&buf)?;
+
+        let mut dir = std::mem::take(&mut self.dir);
+        dir.sort_by(|a, b| b.id.depth.cmp(&a.id.depth).then(a.id.xpos.cmp(&b.id.xpos)));
+        buf.clear();
+        format::encode_treedir(&mut buf, &dir);
+        self.header.treedir = self.write_block(&buf)?;
+
+        self.header.treeroot = root_entry.ptr;
+        self.header.max_treedepth = root_entry.id.depth;
+        let mut out = self.out.take().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        let path = self.target.clone();
+        out.flush().map_err(|e| Error::io(&path, e))?;
+        let mut file = out.into_inner().map_err(|e| Error::io(&path, e.into_error()))?;
+        buf.clear();
+        self.header.encode(&mut buf);
+        file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+        file.write_all(&buf).map_err(|e| Error::io(&path, e))?;
+        file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
+        file.sync_all().map_err(|e| Error::io(&path, e))?;
+        let tmp = self.tmp.take().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+
+        let mut s = std::mem::take(&mut self.summary);
+        s.categories = cats.len();
+        s.depth = root_entry.id.depth;
+        s.nodes = dir.len();
+        s.bytes = self.offset;
+        s.max_buffer_bytesize = self.header.max_buffer_bytesize;
+        s.time_box = Some(root_entry.time_box);
+        Ok(s)
+    }
+
+    fn write_block(&mut self, bytes: &[u8]) -> Result<BlockPtr> {
+        let out = self.out.as_mut().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        out.write_all(bytes).map_err(|e| Error::io(&self.target, e))?;
+        let p = BlockPtr::new(self.offset, bytes.len());
+        self.offset += bytes.len() as u64;
+        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
+        Ok(p)
+    }
+}
