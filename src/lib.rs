@@ -15,11 +15,13 @@
 //! - [`trace`]: trace sources and the converter;
 //! - `capi`: the C ABI, a thin translation of the above.
 
+pub mod convert;
 pub mod error;
 pub mod format;
 pub mod javafmt;
 pub mod model;
 pub mod read;
+pub mod synth;
 pub mod trace;
 pub mod write;
 

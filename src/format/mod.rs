@@ -405,7 +405,7 @@ pub fn encode_category(out: &mut Vec<u8>, c: &Category) {
 
 pub fn decode_categories(block: &[u8], base: u64) -> Result<Vec<Category>> {
     let mut d = Decoder::new(block, base, "category map");
-    let n = d.count(44)?;
+    let n = d.count(38)?;
     let mut cats = Vec::with_capacity(n);
     let mut seen = std::collections::HashSet::new();
     for _ in 0..n {

@@ -1,0 +1,50 @@
+//! Criterion benches of the tree writer and the window query.
+//!
+//! Run: `cargo bench --bench tree`. Numbers and machine notes: BENCHMARKS.md.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use slog2::synth::{categories, Synthetic};
+use slog2::{Slog2File, Slog2Writer, WriterOptions};
+
+fn write_file(path: &std::path::Path, n: u64) {
+    let mut w = Slog2Writer::create(path, WriterOptions::default()).unwrap();
+    for c in categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in Synthetic::new(n, 16, 1) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+fn bench_write(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("write");
+    g.sample_size(10);
+    for n in [100_000u64, 1_000_000] {
+        g.throughput(Throughput::Elements(n));
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter(|| write_file(&dir.path().join("w.slog2"), n));
+        });
+    }
+    g.finish();
+}
+
+fn bench_window(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("window");
+    for n in [100_000u64, 1_000_000] {
+        let path = dir.path().join(format!("q{n}.slog2"));
+        write_file(&path, n);
+        let f = Slog2File::open(&path).unwrap();
+        // A fixed viewport: 1 ms of trace (~1000 drawables) in the middle.
+        let mid = f.total_time().start + f.total_time().duration() / 2.0;
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| f.window(mid, mid + 1e-3).unwrap().drawables.len());
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_write, bench_window);
+criterion_main!(benches);

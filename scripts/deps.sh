@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what building and testing slog2 needs on Debian (idempotent).
+# Rust (cargo) is expected on PATH; everything else comes from apt and crates.io.
+set -euo pipefail
+need=()
+for pkg in cmake pkg-config valgrind gcc python3; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ "${#need[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+command -v cbindgen >/dev/null 2>&1 || cargo install --locked cbindgen >/dev/null 2>&1

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The one test command: every suite, from a clean checkout with ../shared beside it.
+#   1. Rust unit, integration and property tests (cargo test)
+#   2. headers: regenerating include/*.h with cbindgen must not change a byte
+#   3. install the library into a temporary prefix (scripts/install.sh)
+#   4. C tests (capi-tests/, CMake + CTest) against the installed package,
+#      under AddressSanitizer + UBSan, then under valgrind (memcheck)
+# Any failing or missing suite fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+shared="$root/../shared"
+[ -d "$shared/fixtures" ] || { echo "error: $shared/fixtures not found (../shared must sit beside the repo)" >&2; exit 1; }
+
+scripts/deps.sh
+
+echo "== Rust tests"
+cargo test --release --all-targets 2>&1 | tail -n 400
+
+echo "== Header check"
+scripts/gen-headers.sh --check
+
+echo "== Install"
+prefix=$(mktemp -d /tmp/slog2-prefix.XXXXXX)
+build=$(mktemp -d /tmp/slog2-ctest.XXXXXX)
+trap 'rm -rf "$prefix" "$build"' EXIT
+scripts/install.sh "$prefix" >/dev/null
+
+echo "== C tests (ASan + UBSan)"
+cmake -S capi-tests -B "$build/asan" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
+      -DSLOG2_SANITIZE=ON -DSLOG2_REPO="$root" >/dev/null
+cmake --build "$build/asan" -j2 >/dev/null
+(cd "$build/asan" && ctest --output-on-failure)
+
+echo "== C tests (valgrind)"
+cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
+      -DSLOG2_VALGRIND=ON -DSLOG2_REPO="$root" >/dev/null
+cmake --build "$build/vg" -j2 >/dev/null
+(cd "$build/vg" && ctest --output-on-failure)

@@ -1,0 +1,534 @@
+//! `slog2`: convert traces to SLOG-2 and look inside SLOG-2 files.
+//!
+//! Subcommands: `convert`, `print`, `info`, `query`, `check`, `gen`. Options
+//! of the reference converter (`-o`, `-nc N`, `-ls SIZE`, `-tc`, `-tcc`) are
+//! accepted as spelled by `traceTOslog2`, so existing scripts keep working.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use slog2::convert::{convert, CheckOrder, ConvertOptions};
+use slog2::model::{Drawable, Shadow};
+use slog2::read::Slog2File;
+use slog2::trace::plugin::{PluginOpen, PluginSource};
+use slog2::trace::TraceSource;
+use slog2::WriterOptions;
+
+#[derive(Parser)]
+#[command(
+    name = "slog2",
+    version,
+    about = "Convert parallel-program traces to SLOG-2 and query them",
+    long_about = "Convert parallel-program traces to the SLOG-2 2.0.6 format (readable by Jumpshot-4 and \
+slog2print) and look inside SLOG-2 files: print them in the reference printer's style, summarise them, \
+query a time window, or validate them.\n\nReference-converter spellings are accepted: -o FILE, -nc N, \
+-ls SIZE, -tc (= --check-order stop), -tcc (= --check-order warn)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Convert a trace (sample text format, SLOG-2, or any format through a C TRACE-API library) to SLOG-2.
+    ///
+    /// Drawables must arrive in non-decreasing end time. By default the first record that breaks the
+    /// TRACE-API time rules stops the conversion with its record number and location; no output file is
+    /// left behind on any error (the file is written to a temporary name and renamed at the end).
+    Convert {
+        /// Input: a file path, or with --trace-lib the filespec handed to TRACE_Open (several words are joined with spaces).
+        #[arg(required = true, num_args = 1..)]
+        input: Vec<String>,
+        /// Output file (default: the input name with .txt/.clog2/.rlog replaced by .slog2).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Shared library implementing slog2sdk's TRACE-API to read the input with.
+        #[arg(long = "trace-lib")]
+        trace_lib: Option<PathBuf>,
+        /// Children per tree node (reference option -nc).
+        #[arg(long = "nc", default_value_t = 2)]
+        nc: i16,
+        /// Leaf byte size, with optional k or m suffix (reference option -ls).
+        #[arg(long = "ls", default_value = "64k", value_parser = parse_size)]
+        ls: i32,
+        /// stop: the first out-of-order or malformed drawable is an error (-tc). warn: report it and
+        /// restore the order through a bounded reorder buffer (-tcc).
+        #[arg(long = "check-order", value_enum, default_value_t = OrderArg::Stop)]
+        check_order: OrderArg,
+        /// No progress bar and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables).
+    Print {
+        file: PathBuf,
+    },
+    /// Summarise a file: header, categories with their counts and ratios, y-maps, tree shape.
+    Info {
+        file: PathBuf,
+        /// Output JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the drawables (and, with --depth, the preview shadows) that intersect a time window.
+    Query {
+        file: PathBuf,
+        /// Window start (seconds; default: the file's start).
+        #[arg(long = "from")]
+        from: Option<f64>,
+        /// Window end (seconds; default: the file's end).
+        #[arg(long = "to")]
+        to: Option<f64>,
+        /// Read only tree levels >= DEPTH and show the shadows of the levels below (zoomed-out view).
+        #[arg(long)]
+        depth: Option<i16>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Print how many tree nodes and bytes the query read (to stderr).
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Validate structure and invariants. Exit code 0: valid (maybe with warnings); 1: invalid; 2: unreadable.
+    Check {
+        file: PathBuf,
+        /// Also print warnings.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OrderArg {
+    Stop,
+    Warn,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum Format {
+    Text,
+    Csv,
+    Json,
+}
+
+fn parse_size(s: &str) -> Result<i32, String> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1024i64),
+        Some('m' | 'M') => (&s[..s.len() - 1], 1024 * 1024),
+        _ => (s, 1),
+    };
+    let n: i64 = num.parse().map_err(|_| format!("invalid size {s:?} (expected e.g. 65536, 64k, 1m)"))?;
+    let v = n.checked_mul(mult).filter(|v| *v > 0 && *v <= i32::MAX as i64);
+    v.map(|v| v as i32).ok_or_else(|| format!("size {s:?} out of range"))
+}
+
+/// Map traceTOslog2 spellings to ours.
+fn rewrite_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "-nc" => out.push("--nc".into()),
+            "-ls" => out.push("--ls".into()),
+            "-tc" => out.extend(["--check-order".to_string(), "stop".to_string()]),
+            "-tcc" => out.extend(["--check-order".to_string(), "warn".to_string()]),
+            _ => out.push(a),
+        }
+    }
+    out
+}
+
+fn default_output(input: &str) -> PathBuf {
+    for suf in [".clog2", ".clog", ".rlog", ".txt", ".slog2"] {
+        if let Some(stem) = input.strip_suffix(suf) {
+            let out = format!("{stem}.slog2");
+            if out != input {
+                return PathBuf::from(out);
+            }
+            return PathBuf::from(format!("{stem}.out.slog2"));
+        }
+    }
+    PathBuf::from(format!("{input}.slog2"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(rewrite_args(std::env::args()));
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("slog2: error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
+    match cli.cmd {
+        Cmd::Convert {
+            input,
+            output,
+            trace_lib,
+            nc,
+            ls,
+            check_order,
+            quiet,
+        } => {
+            let filespec = input.join(" ");
+            let out = output.unwrap_or_else(|| default_output(&filespec));
+            let mut source: Box<dyn TraceSource> = match &trace_lib {
+                Some(lib) => match PluginSource::open(lib, &filespec)? {
+                    PluginOpen::Source(s) => Box::new(s),
+                    PluginOpen::Help(text) => {
+                        println!("{text}");
+                        return Ok(ExitCode::SUCCESS);
+                    }
+                },
+                None => slog2::trace::open_source(Path::new(&filespec))?,
+            };
+            let opts = ConvertOptions {
+                writer: WriterOptions {
+                    children_per_node: nc,
+                    leaf_bytesize: ls,
+                },
+                check_order: match check_order {
+                    OrderArg::Stop => CheckOrder::Stop,
+                    OrderArg::Warn => CheckOrder::Warn,
+                },
+                ..Default::default()
+            };
+            let bar = if !quiet && io::stderr().is_terminal() {
+                let b = indicatif::ProgressBar::new(1000);
+                b.set_style(
+                    indicatif::ProgressStyle::with_template("{spinner} converting [{bar:40}] {percent}% {elapsed}")
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                );
+                Some(b)
+            } else {
+                None
+            };
+            let mut progress = |f: f64| {
+                if let Some(b) = &bar {
+                    b.set_position((f * 1000.0) as u64);
+                }
+            };
+            let mut warn = |w: &str| eprintln!("slog2: warning: {w}");
+            let res = convert(source.as_mut(), &out, &opts, &mut progress, &mut warn);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            let summary = res?;
+            if !quiet {
+                eprintln!("{}", summary.paragraph(&out));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Print { file } => {
+            let f = Slog2File::open(&file)?;
+            let stdout = io::stdout();
+            let mut w = BufWriter::new(stdout.lock());
+            slog2::read::print::print(&f, &mut w).map_err(|e| io_err(&file, e))?;
+            w.flush().map_err(|e| io_err(&file, e))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Info { file, json } => {
+            let f = Slog2File::open(&file)?;
+            let stdout = io::stdout();
+            let mut w = BufWriter::new(stdout.lock());
+            info(&f, json, &mut w).map_err(|e| io_err(&file, e))?;
+            w.flush().map_err(|e| io_err(&file, e))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Query {
+            file,
+            from,
+            to,
+            depth,
+            format,
+            stats,
+        } => {
+            let f = Slog2File::open(&file)?;
+            let tb = f.total_time();
+            let (t0, t1) = (from.unwrap_or(tb.start), to.unwrap_or(tb.end));
+            let (drawables, shadows, st) = match depth {
+                Some(d) => {
+                    let p = f.preview(t0, t1, d)?;
+                    (p.drawables, p.shadows, p.stats)
+                }
+                None => {
+                    let w = f.window(t0, t1)?;
+                    (w.drawables, Vec::new(), w.stats)
+                }
+            };
+            let stdout = io::stdout();
+            let mut w = BufWriter::new(stdout.lock());
+            query_out(&f, &drawables, &shadows, format, &mut w).map_err(|e| io_err(&file, e))?;
+            w.flush().map_err(|e| io_err(&file, e))?;
+            if stats {
+                eprintln!(
+                    "window [{t0}, {t1}]: {} drawables, {} shadows; read {} of {} tree nodes, {} bytes",
+                    drawables.len(),
+                    shadows.len(),
+                    st.nodes_read,
+                    f.directory().len(),
+                    st.bytes_read
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Check { file, verbose } => {
+            let f = match Slog2File::open(&file) {
+                Ok(f) => f,
+                Err(e) => {
+                    println!("{}: INVALID: {e}", file.display());
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let r = f.check();
+            for e in &r.errors {
+                println!("error: {e}");
+            }
+            if verbose {
+                for w in &r.warnings {
+                    println!("warning: {w}");
+                }
+            }
+            let valid = r.errors.is_empty();
+            println!(
+                "{}: {} ({} nodes, {} drawables, {} shadows; {} error(s), {} warning(s))",
+                file.display(),
+                if valid { "valid" } else { "INVALID" },
+                r.nodes,
+                r.drawables,
+                r.shadows,
+                r.errors.len(),
+                r.warnings.len()
+            );
+            Ok(if valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+    }
+}
+
+fn io_err(path: &Path, e: io::Error) -> slog2::Error {
+    slog2::Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    }
+}
+
+fn kind_of(f: &Slog2File, d: &Drawable) -> &'static str {
+    match d {
+        Drawable::Composite(_) => "composite",
+        Drawable::Primitive(p) => match f.category(p.category).map(|c| c.topology) {
+            Some(slog2::Topology::Event) => "event",
+            Some(slog2::Topology::Arrow) => "arrow",
+            _ => "state",
+        },
+    }
+}
+
+fn query_out(f: &Slog2File, ds: &[Drawable], ss: &[Shadow], format: Format, w: &mut impl Write) -> io::Result<()> {
+    let name = |c: i32| f.category(c).map(|c| c.name.clone()).unwrap_or_else(|| format!("UnknownType-{c}"));
+    match format {
+        Format::Text => {
+            for d in ds {
+                let b = d.time_box();
+                write!(
+                    w,
+                    "{:<9} {:<20} [{}, {}] lines {}->{}",
+                    kind_of(f, d),
+                    name(d.category()),
+                    b.start,
+                    b.end,
+                    d.first_line(),
+                    d.last_line()
+                )?;
+                let text = f.popup_text(d);
+                if !text.is_empty() {
+                    write!(w, " {text}")?;
+                }
+                writeln!(w)?;
+            }
+            for s in ss {
+                write!(
+                    w,
+                    "shadow    {:<20} [{}, {}] lines {}->{} n={}",
+                    name(s.category),
+                    s.time_box.start,
+                    s.time_box.end,
+                    s.vertices.first().map_or(0, |v| v.line),
+                    s.vertices.last().map_or(0, |v| v.line),
+                    s.num_real
+                )?;
+                for wt in &s.weights {
+                    write!(w, " {}:{}/{}x{}", name(wt.category), wt.incl, wt.excl, wt.count)?;
+                }
+                writeln!(w)?;
+            }
+        }
+        Format::Csv => {
+            writeln!(w, "kind,category,name,start,end,line0,line1,num_real,info")?;
+            for d in ds {
+                let b = d.time_box();
+                writeln!(
+                    w,
+                    "{},{},{},{},{},{},{},1,{}",
+                    kind_of(f, d),
+                    d.category(),
+                    csv(&name(d.category())),
+                    b.start,
+                    b.end,
+                    d.first_line(),
+                    d.last_line(),
+                    csv(&f.popup_text(d))
+                )?;
+            }
+            for s in ss {
+                writeln!(
+                    w,
+                    "shadow,{},{},{},{},{},{},{},",
+                    s.category,
+                    csv(&name(s.category)),
+                    s.time_box.start,
+                    s.time_box.end,
+                    s.vertices.first().map_or(0, |v| v.line),
+                    s.vertices.last().map_or(0, |v| v.line),
+                    s.num_real
+                )?;
+            }
+        }
+        Format::Json => {
+            let mut items = Vec::new();
+            for d in ds {
+                let b = d.time_box();
+                let prims: Vec<_> = d
+                    .primitives()
+                    .iter()
+                    .map(|p| {
+                        serde_json::json!({
+                            "category": p.category,
+                            "vertices": p.vertices.iter().map(|v| serde_json::json!([v.time, v.line])).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                let mut o = serde_json::json!({
+                    "kind": kind_of(f, d),
+                    "category": d.category(),
+                    "name": name(d.category()),
+                    "start": b.start,
+                    "end": b.end,
+                    "info": f.popup_text(d),
+                });
+                if matches!(d, Drawable::Composite(_)) {
+                    o["members"] = serde_json::Value::Array(prims);
+                } else {
+                    o["vertices"] = prims[0]["vertices"].clone();
+                }
+                items.push(o);
+            }
+            for s in ss {
+                items.push(serde_json::json!({
+                    "kind": "shadow",
+                    "category": s.category,
+                    "name": name(s.category),
+                    "start": s.time_box.start,
+                    "end": s.time_box.end,
+                    "vertices": s.vertices.iter().map(|v| serde_json::json!([v.time, v.line])).collect::<Vec<_>>(),
+                    "num_real": s.num_real,
+                    "weights": s.weights.iter().map(|x| serde_json::json!({
+                        "category": x.category, "incl": x.incl, "excl": x.excl, "count": x.count
+                    })).collect::<Vec<_>>(),
+                }));
+            }
+            serde_json::to_writer_pretty(&mut *w, &items)?;
+            writeln!(w)?;
+        }
+    }
+    Ok(())
+}
+
+fn csv(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
+    let h = f.header();
+    let tb = f.total_time();
+    let mut per_depth = std::collections::BTreeMap::<i16, usize>::new();
+    for e in f.directory() {
+        *per_depth.entry(e.id.depth).or_default() += 1;
+    }
+    if json {
+        let v = serde_json::json!({
+            "version": h.version,
+            "children_per_node": h.num_children_per_node,
+            "leaf_bytesize": h.treeleaf_bytesize,
+            "max_depth": h.max_treedepth,
+            "max_buffer_bytesize": h.max_buffer_bytesize,
+            "file_bytes": f.file_len(),
+            "start": tb.start, "end": tb.end,
+            "nodes": f.directory().len(),
+            "nodes_per_depth": per_depth.iter().map(|(d, n)| serde_json::json!({"depth": d, "nodes": n})).collect::<Vec<_>>(),
+            "categories": f.categories().iter().map(|c| serde_json::json!({
+                "index": c.index, "name": c.name, "topology": c.topology.name(),
+                "color": [c.color.red, c.color.green, c.color.blue, c.color.alpha],
+                "width": c.width, "label": c.info.label(), "methods": c.methods,
+                "incl_ratio": c.incl_ratio, "excl_ratio": c.excl_ratio, "count": c.count,
+            })).collect::<Vec<_>>(),
+            "ycoordmaps": f.ycoordmaps().iter().map(|m| serde_json::json!({
+                "title": m.title, "columns": m.column_labels, "rows": m.rows.len(), "methods": m.methods,
+            })).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut *w, &v)?;
+        return writeln!(w);
+    }
+    writeln!(w, "version             {}", h.version)?;
+    writeln!(w, "file size           {} bytes", f.file_len())?;
+    writeln!(w, "time range          [{}, {}] ({} s)", tb.start, tb.end, tb.duration())?;
+    writeln!(
+        w,
+        "tree                depth {}, {} nodes, {} children per node, leaf size {} bytes, largest block {} bytes",
+        h.max_treedepth,
+        f.directory().len(),
+        h.num_children_per_node,
+        h.treeleaf_bytesize,
+        h.max_buffer_bytesize
+    )?;
+    let depths: Vec<String> = per_depth.iter().rev().map(|(d, n)| format!("depth {d}: {n}")).collect();
+    writeln!(w, "nodes per depth     {}", depths.join(", "))?;
+    writeln!(w, "categories          {}", f.categories().len())?;
+    let mut cats: Vec<_> = f.categories().iter().collect();
+    cats.sort_by_key(|c| c.index);
+    writeln!(w, "  {:>6}  {:<24} {:<6} {:>10} {:>12} {:>12}  label", "index", "name", "topo", "count", "incl", "excl")?;
+    for c in cats {
+        writeln!(
+            w,
+            "  {:>6}  {:<24} {:<6} {:>10} {:>12} {:>12}  {}",
+            c.index,
+            c.name,
+            c.topology.name(),
+            c.count,
+            c.incl_ratio,
+            c.excl_ratio,
+            c.info.label()
+        )?;
+    }
+    writeln!(w, "y-coordinate maps   {}", f.ycoordmaps().len())?;
+    for m in f.ycoordmaps() {
+        writeln!(
+            w,
+            "  {:<24} {} rows, columns: {}{}",
+            m.title,
+            m.rows.len(),
+            m.column_labels.join(" "),
+            if m.methods.is_empty() { String::new() } else { format!(", methods {:?}", m.methods) }
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,460 @@
+//! Popup text: decoding a drawable's info payload with its category's tokens.
+//!
+//! A category carries text *keys* and one type letter per `%` token of its
+//! label (spec §3.1); a drawable carries an opaque big-endian payload (§7.6).
+//! The viewer's popup (and `slog2print`) shows, for `i` in
+//! `0..max(nkeys, nvalues)`, `key[i]` (if any) then `value[i]` (if any).
+//!
+//! The reference reader *exits* on a payload shorter than its tokens need or
+//! on an unknown token letter. A library must not: [`format_info`] prints the
+//! part that decodes and then a marker, so one bad drawable never hides the
+//! others. The marker texts (all start and end with `****`, like the
+//! reference's own notes) are:
+//!
+//! * ` **** info payload too short: %d (token 2 of 2) needs 4 byte(s), 1 left **** `
+//! * ` **** unknown info token '%q' (token 1 of 1) **** `
+//!
+//! The two notes the reference itself prints are reproduced verbatim:
+//!
+//! * payload present, category without tokens:
+//!   keys, then ` **** Can't decode user byte[] with Missing format chars! **** `
+//! * tokens present, no payload: every value shows as `null`, then
+//!   ` **** Missing user byte[] but Non-empty format chars! **** `
+//!
+//! Extra trailing payload bytes are ignored (CLOG2-derived files carry
+//! fixed-size payloads longer than needed). `%s` text is decoded as UTF-8 when
+//! valid and byte-per-character (ISO-8859-1) otherwise, so nothing is lost.
+
+use crate::model::Category;
+
+/// Reference note: a payload but no tokens to decode it.
+pub const NOTE_NO_TOKENS: &str = " **** Can't decode user byte[] with Missing format chars! **** ";
+/// Reference note: tokens but no payload.
+pub const NOTE_NO_PAYLOAD: &str = " **** Missing user byte[] but Non-empty format chars! **** ";
+
+/// Why a payload could not be decoded completely (invariant #17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InfoProblem {
+    /// Token `index` (0-based) needs `need` bytes, only `have` are left.
+    TooShort {
+        index: usize,
+        token: u8,
+        need: usize,
+        have: usize,
+    },
+    /// Token `index` has a letter outside `s h d l x X e E`.
+    UnknownToken { index: usize, token: u8 },
+}
+
+impl InfoProblem {
+    /// The marker appended to the popup text (see the module docs).
+    pub fn marker(&self, ntokens: usize) -> String {
+        match *self {
+            InfoProblem::TooShort {
+                index,
+                token,
+                need,
+                have,
+            } => format!(
+                " **** info payload too short: %{} (token {} of {ntokens}) needs {need} byte(s), {have} left **** ",
+                printable(token),
+                index + 1
+            ),
+            InfoProblem::UnknownToken { index, token } => format!(
+                " **** unknown info token '%{}' (token {} of {ntokens}) **** ",
+                printable(token),
+                index + 1
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for InfoProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            InfoProblem::TooShort {
+                index,
+                token,
+                need,
+                have,
+            } => write!(
+                f,
+                "info token #{} (%{}) needs {need} byte(s), only {have} left in the payload",
+                index + 1,
+                printable(token)
+            ),
+            InfoProblem::UnknownToken { index, token } => {
+                write!(
+                    f,
+                    "info token #{} is the unknown letter '%{}'",
+                    index + 1,
+                    printable(token)
+                )
+            }
+        }
+    }
+}
+
+fn printable(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        (b as char).to_string()
+    } else {
+        format!("\\x{b:02x}")
+    }
+}
+
+/// The values decoded from a payload, as display text, plus what stopped the
+/// decoding early (if anything).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DecodedInfo {
+    pub values: Vec<String>,
+    pub problem: Option<InfoProblem>,
+}
+
+/// Decode `payload` with `tokens` (§7.6, big-endian). Never panics; stops at
+/// the first token that cannot be decoded.
+pub fn decode_info(tokens: &[u8], payload: &[u8]) -> DecodedInfo {
+    let mut out = DecodedInfo {
+        values: Vec::with_capacity(tokens.len()),
+        problem: None,
+    };
+    let mut rest = payload;
+    for (index, &token) in tokens.iter().enumerate() {
+        let need = match token {
+            b'h' => 2,
+            b'd' | b'x' | b'e' => 4,
+            b'l' | b'X' | b'E' => 8,
+            b's' => 2,
+            _ => {
+                out.problem = Some(InfoProblem::UnknownToken { index, token });
+                return out;
+            }
+        };
+        if rest.len() < need {
+            out.problem = Some(InfoProblem::TooShort {
+                index,
+                token,
+                need,
+                have: rest.len(),
+            });
+            return out;
+        }
+        let (head, tail) = rest.split_at(need);
+        rest = tail;
+        let text = match token {
+            b'h' => i16::from_be_bytes([head[0], head[1]]).to_string(),
+            b'd' => be_i32(head).to_string(),
+            b'x' => format!("{:x}", be_i32(head) as u32),
+            b'l' => be_i64(head).to_string(),
+            b'X' => format!("{:x}", be_i64(head) as u64),
+            b'e' => java_float(f32::from_bits(be_i32(head) as u32)),
+            b'E' => java_double(f64::from_bits(be_i64(head) as u64)),
+            _ => {
+                // b's': i16 byte count, <= 0 means empty with nothing following.
+                let n = i16::from_be_bytes([head[0], head[1]]);
+                if n <= 0 {
+                    String::new()
+                } else {
+                    let n = n as usize;
+                    if rest.len() < n {
+                        out.problem = Some(InfoProblem::TooShort {
+                            index,
+                            token,
+                            need: 2 + n,
+                            have: 2 + rest.len(),
+                        });
+                        return out;
+                    }
+                    let (s, tail) = rest.split_at(n);
+                    rest = tail;
+                    decode_text(s)
+                }
+            }
+        };
+        out.values.push(text);
+    }
+    out
+}
+
+fn be_i32(b: &[u8]) -> i32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[..4]);
+    i32::from_be_bytes(a)
+}
+
+fn be_i64(b: &[u8]) -> i64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    i64::from_be_bytes(a)
+}
+
+/// UTF-8 when valid, otherwise one character per byte (ISO-8859-1).
+fn decode_text(s: &[u8]) -> String {
+    match std::str::from_utf8(s) {
+        Ok(t) => t.to_string(),
+        Err(_) => s.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// Is the payload decodable with these tokens (invariant #17)? `None` = yes.
+/// A missing payload, or a payload on a category without tokens, is not an
+/// error (the reference only adds a note to the text).
+pub fn info_problem(tokens: &[u8], payload: &[u8]) -> Option<InfoProblem> {
+    if tokens.is_empty() || payload.is_empty() {
+        return None;
+    }
+    decode_info(tokens, payload).problem
+}
+
+/// The popup text of a drawable with category `cat` and payload `info`
+/// (spec §3.1 display rule). `cat = None` (an index missing from the category
+/// map) behaves like the reference's invented `UnknownType-<i>` category,
+/// which has no keys and no tokens.
+pub fn format_info(cat: Option<&Category>, info: &[u8]) -> String {
+    let (keys, tokens): (&[String], &[u8]) = match cat {
+        Some(c) => (&c.info.keys, &c.info.tokens),
+        None => (&[], &[]),
+    };
+    let mut s = String::new();
+    if info.is_empty() {
+        if tokens.is_empty() {
+            for k in keys {
+                s.push_str(k);
+            }
+            return s;
+        }
+        for i in 0..keys.len().max(tokens.len()) {
+            if let Some(k) = keys.get(i) {
+                s.push_str(k);
+            }
+            if i < tokens.len() {
+                s.push_str("null");
+            }
+        }
+        s.push_str(NOTE_NO_PAYLOAD);
+        return s;
+    }
+    if tokens.is_empty() {
+        for k in keys {
+            s.push_str(k);
+        }
+        s.push_str(NOTE_NO_TOKENS);
+        return s;
+    }
+    let dec = decode_info(tokens, info);
+    match &dec.problem {
+        None => {
+            for i in 0..keys.len().max(dec.values.len()) {
+                if let Some(k) = keys.get(i) {
+                    s.push_str(k);
+                }
+                if let Some(v) = dec.values.get(i) {
+                    s.push_str(v);
+                }
+            }
+        }
+        Some(p) => {
+            // The decodable prefix: keys and values up to the failing token's key.
+            let upto = dec.values.len();
+            for i in 0..=upto {
+                if let Some(k) = keys.get(i) {
+                    s.push_str(k);
+                }
+                if let Some(v) = dec.values.get(i) {
+                    s.push_str(v);
+                }
+            }
+            s.push_str(&p.marker(tokens.len()));
+        }
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Java number text. `crate::javafmt` owns the canonical implementation; until
+// it lands this private fallback formats the shortest round-trip digits the
+// way Java's Double/Float.toString lays them out (plain for 1e-3 <= |v| < 1e7,
+// otherwise `d.dddE±n`).
+
+pub(crate) fn java_double(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    java_layout(&format!("{v:e}"), v.abs())
+}
+
+pub(crate) fn java_float(v: f32) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    java_layout(&format!("{v:e}"), v.abs() as f64)
+}
+
+/// `sci` is Rust's shortest `{:e}` text, e.g. `-1.35e-6`, `0e0`.
+fn java_layout(sci: &str, abs: f64) -> String {
+    let (neg, body) = match sci.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, sci),
+    };
+    let (mant, exp) = body.split_once('e').unwrap_or((body, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = if digits.is_empty() {
+        "0".to_string()
+    } else {
+        digits
+    };
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    if abs == 0.0 {
+        out.push_str("0.0");
+        return out;
+    }
+    if (1e-3..1e7).contains(&abs) {
+        if exp >= 0 {
+            let int_len = exp as usize + 1;
+            if digits.len() <= int_len {
+                out.push_str(&digits);
+                out.push_str(&"0".repeat(int_len - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..int_len]);
+                out.push('.');
+                out.push_str(&digits[int_len..]);
+            }
+        } else {
+            out.push_str("0.");
+            out.push_str(&"0".repeat((-exp - 1) as usize));
+            out.push_str(&digits);
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        out.push('.');
+        if digits.len() > 1 {
+            out.push_str(&digits[1..]);
+        } else {
+            out.push('0');
+        }
+        out.push('E');
+        out.push_str(&exp.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Color, InfoFormat, Topology};
+
+    fn cat(label: &str) -> Category {
+        let mut c = Category::new(0, "c", Topology::Arrow, Color::rgba(1, 2, 3, 4), 1);
+        c.info = InfoFormat::parse(label).unwrap();
+        c
+    }
+
+    #[test]
+    fn msg_tag() {
+        let c = cat("msg_tag=%d, msg_size=%d");
+        let p = [0, 0, 0, 3, 0, 0, 0x07, 0xd0];
+        assert_eq!(format_info(Some(&c), &p), "msg_tag=3, msg_size=2000");
+        // Extra trailing bytes are ignored.
+        let p2 = [0, 0, 0, 3, 0, 0, 0x07, 0xd0, 9, 9, 9];
+        assert_eq!(format_info(Some(&c), &p2), "msg_tag=3, msg_size=2000");
+    }
+
+    #[test]
+    fn all_tokens() {
+        let c = cat("h=%h d=%d l=%l x=%x X=%X e=%e E=%E s=%s");
+        let mut p = Vec::new();
+        p.extend_from_slice(&(-3i16).to_be_bytes());
+        p.extend_from_slice(&(-100000i32).to_be_bytes());
+        p.extend_from_slice(&1099511627776i64.to_be_bytes());
+        p.extend_from_slice(&(0xdeadbeefu32 as i32).to_be_bytes());
+        p.extend_from_slice(&0x123456789abcdefi64.to_be_bytes());
+        p.extend_from_slice(&0.3f32.to_be_bytes());
+        p.extend_from_slice(&(-1.35e-6f64).to_be_bytes());
+        p.extend_from_slice(&2i16.to_be_bytes());
+        p.extend_from_slice(b"ab");
+        assert_eq!(
+            format_info(Some(&c), &p),
+            "h=-3 d=-100000 l=1099511627776 x=deadbeef X=123456789abcdef e=0.3 E=-1.35E-6 s=ab"
+        );
+    }
+
+    #[test]
+    fn strings_and_quirks() {
+        // "%s and %s": keys [" and ", ""] -> key0 val0 key1 val1.
+        let c = cat("%s and %s");
+        let mut p = Vec::new();
+        p.extend_from_slice(&3i16.to_be_bytes());
+        p.extend_from_slice(b"cat");
+        p.extend_from_slice(&3i16.to_be_bytes());
+        p.extend_from_slice(b"dog");
+        assert_eq!(format_info(Some(&c), &p), " and catdog");
+        // Negative / zero length = empty, nothing consumed.
+        let c = cat("a=[%s]b=%h");
+        let p = [0xff, 0xff, 0, 7];
+        assert_eq!(format_info(Some(&c), &p), "a=[]b=7");
+    }
+
+    #[test]
+    fn reference_notes() {
+        let c = cat("n=%d");
+        assert_eq!(
+            format_info(Some(&c), &[]),
+            format!("n=null{NOTE_NO_PAYLOAD}")
+        );
+        let c = cat("");
+        assert_eq!(format_info(Some(&c), &[1, 2, 3, 4]), NOTE_NO_TOKENS);
+        let c = cat("no tokens here");
+        assert_eq!(format_info(Some(&c), &[]), "no tokens here");
+        assert_eq!(format_info(None, &[]), "");
+    }
+
+    #[test]
+    fn bad_payloads_do_not_panic() {
+        let c = cat("a=%d b=%d c=%d");
+        let t = format_info(Some(&c), &[0, 0, 0, 1, 0, 0]);
+        assert_eq!(
+            t,
+            "a=1 b= **** info payload too short: %d (token 2 of 3) needs 4 byte(s), 2 left **** "
+        );
+        let mut c = cat("a=%d b=%q");
+        c.info.tokens = b"dq".to_vec();
+        let t = format_info(Some(&c), &[0, 0, 0, 1, 0, 0]);
+        assert_eq!(
+            t,
+            "a=1 b= **** unknown info token '%q' (token 2 of 2) **** "
+        );
+        let c = cat("s=%s");
+        let t = format_info(Some(&c), &[0, 10, b'x']);
+        assert!(t.starts_with("s= **** info payload too short: %s"), "{t}");
+        assert!(info_problem(b"d", &[1]).is_some());
+        assert_eq!(info_problem(b"d", &[]), None);
+        assert_eq!(info_problem(b"", &[1]), None);
+    }
+
+    #[test]
+    fn java_numbers() {
+        assert_eq!(java_double(0.0005), "5.0E-4");
+        assert_eq!(java_double(0.008), "0.008");
+        assert_eq!(java_double(1.0), "1.0");
+        assert_eq!(java_double(-0.0), "-0.0");
+        assert_eq!(java_double(1e7), "1.0E7");
+        assert_eq!(java_double(1234567.5), "1234567.5");
+        assert_eq!(java_double(100.0), "100.0");
+        assert_eq!(java_double(f64::NAN), "NaN");
+        assert_eq!(java_double(0.002090999999381893), "0.002090999999381893");
+        assert_eq!(java_float(1.6666666), "1.6666666");
+        assert_eq!(java_float(9.88872E-4), "9.88872E-4");
+        assert_eq!(java_float(f32::NEG_INFINITY), "-Infinity");
+    }
+}

@@ -1,0 +1,481 @@
+//! External C TRACE-API readers (dlopen).
+//!
+//! Tool writers with their own trace format implement slog2sdk's TRACE-API in
+//! C, build it as a shared library, and convert through it with
+//! `slog2 convert --trace-lib LIB.so FILESPEC`. This module loads such a
+//! library with `libloading`, resolves its `TRACE_*` symbols, and drives it
+//! with exactly the call protocol of `trace-api.md` §1.5 (one `Peek_next_kind`
+//! per record, then the matching Peek/Get pair; composites followed by their
+//! member primitives). Buffers are sized from each Peek, as the reference JNI
+//! bridge does, and every count a plugin reports is validated before use.
+//!
+//! Required symbols: the twelve the reference converter calls (Open, Close,
+//! Peek_next_kind, Get_err_string, Peek/Get of category, y-map, primitive and
+//! composite). `TRACE_Get_next_method` and the position functions are never
+//! called by a converter and slog2sdk's own sample reader does not export
+//! them, so they are not required.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::*;
+use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
+
+type TraceFile = *mut c_void;
+
+#[repr(C)]
+#[derive(Default)]
+struct Head {
+    index: c_int,
+    shape: c_int,
+    red: c_int,
+    green: c_int,
+    blue: c_int,
+    alpha: c_int,
+    width: c_int,
+}
+
+type OpenFn = unsafe extern "C" fn(*const c_char, *mut TraceFile) -> c_int;
+type CloseFn = unsafe extern "C" fn(*mut TraceFile) -> c_int;
+type PeekKindFn = unsafe extern "C" fn(TraceFile, *mut c_int) -> c_int;
+type ErrStrFn = unsafe extern "C" fn(c_int) -> *mut c_char;
+type PeekCatFn = unsafe extern "C" fn(TraceFile, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+type GetCatFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut Head,
+    *mut c_int,
+    *mut c_char,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_char,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    c_int,
+) -> c_int;
+type PeekMapFn = unsafe extern "C" fn(TraceFile, *mut c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+type GetMapFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut c_char,
+    *mut *mut c_char,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    c_int,
+) -> c_int;
+type PeekPrimFn = unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+type GetPrimFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut c_int,
+    *mut c_int,
+    *mut f64,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_char,
+    *mut c_int,
+    c_int,
+) -> c_int;
+type PeekCompFn = unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int) -> c_int;
+type GetCompFn = unsafe extern "C" fn(TraceFile, *mut c_int, *mut c_int, *mut c_char, *mut c_int, c_int) -> c_int;
+
+struct Api {
+    open: OpenFn,
+    close: CloseFn,
+    peek_kind: PeekKindFn,
+    err_string: ErrStrFn,
+    peek_cat: PeekCatFn,
+    get_cat: GetCatFn,
+    peek_map: PeekMapFn,
+    get_map: GetMapFn,
+    peek_prim: PeekPrimFn,
+    get_prim: GetPrimFn,
+    peek_comp: PeekCompFn,
+    get_comp: GetCompFn,
+}
+
+/// Names of the symbols a TRACE plugin must export.
+pub const REQUIRED_SYMBOLS: [&str; 12] = [
+    "TRACE_Open",
+    "TRACE_Close",
+    "TRACE_Peek_next_kind",
+    "TRACE_Get_err_string",
+    "TRACE_Peek_next_category",
+    "TRACE_Get_next_category",
+    "TRACE_Peek_next_ycoordmap",
+    "TRACE_Get_next_ycoordmap",
+    "TRACE_Peek_next_primitive",
+    "TRACE_Get_next_primitive",
+    "TRACE_Peek_next_composite",
+    "TRACE_Get_next_composite",
+];
+
+/// Largest count accepted from a plugin's Peek (guards against garbage).
+const MAX_COUNT: c_int = 1 << 28;
+
+/// Result of opening a plugin: a source, or the help text it asked us to print.
+pub enum PluginOpen {
+    Source(PluginSource),
+    Help(String),
+}
+
+/// A trace read through an external TRACE-API library.
+pub struct PluginSource {
+    api: Api,
+    fp: TraceFile,
+    lib_name: String,
+    records: u64,
+    // Keep the library loaded while the function pointers live.
+    _lib: libloading::Library,
+}
+
+impl PluginSource {
+    /// Load `lib` and `TRACE_Open(filespec)`.
+    pub fn open(lib: &Path, filespec: &str) -> Result<PluginOpen> {
+        let lib_name = lib.display().to_string();
+        // SAFETY: loading a library runs its initialisers; that is the point
+        // of a plugin and the user named it explicitly.
+        let library = unsafe { libloading::Library::new(lib) }
+            .map_err(|e| Error::Source(format!("cannot load TRACE library {lib_name}: {e}")))?;
+        let missing: Vec<&str> = REQUIRED_SYMBOLS
+            .iter()
+            .copied()
+            .filter(|s| unsafe { library.get::<*const c_void>(s.as_bytes()) }.is_err())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Source(format!(
+                "TRACE library {lib_name} does not export required symbol(s): {}",
+                missing.join(", ")
+            )));
+        }
+        // SAFETY: the symbols exist (checked above); their types are the
+        // TRACE-API's, which is the contract of a TRACE plugin.
+        let api = unsafe {
+            Api {
+                open: *library.get(b"TRACE_Open").map_err(sym_err)?,
+                close: *library.get(b"TRACE_Close").map_err(sym_err)?,
+                peek_kind: *library.get(b"TRACE_Peek_next_kind").map_err(sym_err)?,
+                err_string: *library.get(b"TRACE_Get_err_string").map_err(sym_err)?,
+                peek_cat: *library.get(b"TRACE_Peek_next_category").map_err(sym_err)?,
+                get_cat: *library.get(b"TRACE_Get_next_category").map_err(sym_err)?,
+                peek_map: *library.get(b"TRACE_Peek_next_ycoordmap").map_err(sym_err)?,
+                get_map: *library.get(b"TRACE_Get_next_ycoordmap").map_err(sym_err)?,
+                peek_prim: *library.get(b"TRACE_Peek_next_primitive").map_err(sym_err)?,
+                get_prim: *library.get(b"TRACE_Get_next_primitive").map_err(sym_err)?,
+                peek_comp: *library.get(b"TRACE_Peek_next_composite").map_err(sym_err)?,
+                get_comp: *library.get(b"TRACE_Get_next_composite").map_err(sym_err)?,
+            }
+        };
+        let spec = CString::new(filespec).map_err(|_| Error::InvalidArgument("filespec contains a NUL byte".into()))?;
+        let mut fp: TraceFile = std::ptr::null_mut();
+        // SAFETY: valid C string and out-pointer.
+        let ierr = unsafe { (api.open)(spec.as_ptr(), &mut fp) };
+        let src = PluginSource {
+            api,
+            fp,
+            lib_name,
+            records: 0,
+            _lib: library,
+        };
+        if fp.is_null() {
+            let text = src.err_text(ierr);
+            return if ierr == 0 {
+                Ok(PluginOpen::Help(text))
+            } else {
+                Err(Error::Source(format!("TRACE_Open({filespec:?}) failed (code {ierr}): {text}")))
+            };
+        }
+        Ok(PluginOpen::Source(src))
+    }
+
+    fn err_text(&self, ierr: c_int) -> String {
+        // SAFETY: the contract says static text; we copy it at once.
+        let p = unsafe { (self.api.err_string)(ierr) };
+        if p.is_null() {
+            return format!("(no error text for code {ierr})");
+        }
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().trim_end().to_string()
+    }
+
+    fn call(&self, what: &str, ierr: c_int) -> Result<()> {
+        if ierr != 0 {
+            return Err(Error::Source(format!(
+                "{} (record {}) failed in {}: code {}: {}",
+                what,
+                self.records + 1,
+                self.lib_name,
+                ierr,
+                self.err_text(ierr)
+            )));
+        }
+        Ok(())
+    }
+
+    fn count(&self, what: &str, n: c_int) -> Result<usize> {
+        if !(0..=MAX_COUNT).contains(&n) {
+            return Err(Error::Source(format!(
+                "{what} reported an invalid count {n} (record {})",
+                self.records + 1
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    fn primitive(&mut self) -> Result<TracePrimitive> {
+        let (mut s, mut e, mut nt, mut ny, mut nb) = (0f64, 0f64, 0, 0, 0);
+        self.call("TRACE_Peek_next_primitive", unsafe {
+            (self.api.peek_prim)(self.fp, &mut s, &mut e, &mut nt, &mut ny, &mut nb)
+        })?;
+        let nt = self.count("TRACE_Peek_next_primitive", nt)?;
+        let ny = self.count("TRACE_Peek_next_primitive", ny)?;
+        let nb = self.count("TRACE_Peek_next_primitive", nb)?;
+        let mut t = vec![0f64; nt.max(1)];
+        let mut y = vec![0 as c_int; ny.max(1)];
+        let mut b = vec![0 as c_char; nb.max(1)];
+        let (mut cat, mut ont, mut ony, mut onb) = (0, 0, 0, 0);
+        let (mut tp, mut yp, mut bp) = (0, 0, 0);
+        self.call("TRACE_Get_next_primitive", unsafe {
+            (self.api.get_prim)(
+                self.fp,
+                &mut cat,
+                &mut ont,
+                t.as_mut_ptr(),
+                &mut tp,
+                nt as c_int,
+                &mut ony,
+                y.as_mut_ptr(),
+                &mut yp,
+                ny as c_int,
+                &mut onb,
+                b.as_mut_ptr(),
+                &mut bp,
+                nb as c_int,
+            )
+        })?;
+        let ont = self.count("TRACE_Get_next_primitive", ont)?.min(nt);
+        let ony = self.count("TRACE_Get_next_primitive", ony)?.min(ny);
+        let onb = self.count("TRACE_Get_next_primitive", onb)?.min(nb);
+        if ont == 0 || ony == 0 {
+            return Err(Error::Source(format!(
+                "primitive (record {}) has {ont} time and {ony} y coordinates; at least 1 of each is required",
+                self.records + 1
+            )));
+        }
+        // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
+        let vertices = (0..ont)
+            .map(|i| {
+                let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
+                Vertex::new(t[i], y[yi])
+            })
+            .collect();
+        let info = b[..onb].iter().map(|&c| c as u8).collect();
+        Ok(TracePrimitive {
+            stated: TimeBox::new(s, e),
+            primitive: Primitive::new(cat, vertices, info),
+        })
+    }
+
+    fn category(&mut self) -> Result<Category> {
+        let (mut nlegend, mut nlabel, mut nmeth) = (0, 0, 0);
+        self.call("TRACE_Peek_next_category", unsafe {
+            (self.api.peek_cat)(self.fp, &mut nlegend, &mut nlabel, &mut nmeth)
+        })?;
+        let nlegend = self.count("TRACE_Peek_next_category", nlegend)?;
+        let nlabel = self.count("TRACE_Peek_next_category", nlabel)?;
+        let nmeth = self.count("TRACE_Peek_next_category", nmeth)?;
+        let mut head = Head::default();
+        let mut legend = vec![0 as c_char; nlegend + 1];
+        let mut label = vec![0 as c_char; nlabel + 1];
+        let mut meth = vec![0 as c_int; nmeth.max(1)];
+        let (mut o1, mut o2, mut o3) = (0, 0, 0);
+        let (mut p1, mut p2, mut p3) = (0, 0, 0);
+        self.call("TRACE_Get_next_category", unsafe {
+            (self.api.get_cat)(
+                self.fp,
+                &mut head,
+                &mut o1,
+                legend.as_mut_ptr(),
+                &mut p1,
+                (nlegend + 1) as c_int,
+                &mut o2,
+                label.as_mut_ptr(),
+                &mut p2,
+                (nlabel + 1) as c_int,
+                &mut o3,
+                meth.as_mut_ptr(),
+                &mut p3,
+                nmeth as c_int,
+            )
+        })?;
+        let o1 = self.count("TRACE_Get_next_category", o1)?.min(nlegend);
+        let o2 = self.count("TRACE_Get_next_category", o2)?.min(nlabel);
+        let o3 = self.count("TRACE_Get_next_category", o3)?.min(nmeth);
+        let text = |v: &[c_char]| String::from_utf8_lossy(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>()).into_owned();
+        let name = text(&legend[..o1]);
+        let label = text(&label[..o2]);
+        let rec = self.records + 1;
+        let bad = |d: String| Error::Source(format!("category {} (record {rec}): {d}", head.index));
+        if name.is_empty() {
+            return Err(bad("empty legend (name)".into()));
+        }
+        let topology =
+            Topology::from_i32(head.shape).ok_or_else(|| bad(format!("shape {} is not 0, 1 or 2", head.shape)))?;
+        let comp = |v: c_int, what: &str| -> Result<u8> {
+            u8::try_from(v).map_err(|_| bad(format!("{what} {v} is outside 0..255")))
+        };
+        let color = Color::rgba(
+            comp(head.red, "red")?,
+            comp(head.green, "green")?,
+            comp(head.blue, "blue")?,
+            comp(head.alpha, "alpha")?,
+        );
+        let width = i8::try_from(head.width).map_err(|_| bad(format!("width {} does not fit a byte", head.width)))?;
+        let mut c = Category::new(head.index, name, topology, color, width);
+        c.info = InfoFormat::parse(&label).map_err(bad)?;
+        c.methods = meth[..o3].to_vec();
+        Ok(c)
+    }
+
+    fn ycoordmap(&mut self) -> Result<YCoordMap> {
+        let (mut nrows, mut ncols, mut maxcol, mut maxtitle, mut nmeth) = (0, 0, 0, 0, 0);
+        self.call("TRACE_Peek_next_ycoordmap", unsafe {
+            (self.api.peek_map)(self.fp, &mut nrows, &mut ncols, &mut maxcol, &mut maxtitle, &mut nmeth)
+        })?;
+        let nrows = self.count("TRACE_Peek_next_ycoordmap", nrows)?;
+        let ncols = self.count("TRACE_Peek_next_ycoordmap", ncols)?;
+        let maxcol = self.count("TRACE_Peek_next_ycoordmap", maxcol)?.max(1);
+        let maxtitle = self.count("TRACE_Peek_next_ycoordmap", maxtitle)?.max(1);
+        let nmeth = self.count("TRACE_Peek_next_ycoordmap", nmeth)?;
+        if ncols < 1 {
+            return Err(Error::Source(format!("y-map (record {}) has {ncols} columns", self.records + 1)));
+        }
+        let nelem = nrows
+            .checked_mul(ncols)
+            .filter(|n| *n <= MAX_COUNT as usize)
+            .ok_or_else(|| Error::Source("y-map too large".into()))?;
+        let mut title = vec![0 as c_char; maxtitle];
+        let mut names: Vec<Vec<c_char>> = (0..ncols - 1).map(|_| vec![0 as c_char; maxcol]).collect();
+        let mut name_ptrs: Vec<*mut c_char> = names.iter_mut().map(|v| v.as_mut_ptr()).collect();
+        name_ptrs.push(std::ptr::null_mut());
+        let mut elems = vec![0 as c_int; nelem.max(1)];
+        let mut meth = vec![0 as c_int; nmeth.max(1)];
+        let (mut sz, mut ep, mut on, mut mp) = (0, 0, 0, 0);
+        self.call("TRACE_Get_next_ycoordmap", unsafe {
+            (self.api.get_map)(
+                self.fp,
+                title.as_mut_ptr(),
+                name_ptrs.as_mut_ptr(),
+                &mut sz,
+                elems.as_mut_ptr(),
+                &mut ep,
+                nelem as c_int,
+                &mut on,
+                meth.as_mut_ptr(),
+                &mut mp,
+                nmeth as c_int,
+            )
+        })?;
+        let cstr = |v: &[c_char]| {
+            let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        let sz = self.count("TRACE_Get_next_ycoordmap", sz)?.min(nelem);
+        let on = self.count("TRACE_Get_next_ycoordmap", on)?.min(nmeth);
+        let rows = elems[..sz]
+            .chunks_exact(ncols)
+            .map(|r| (r[0], r[1..].to_vec()))
+            .collect();
+        Ok(YCoordMap {
+            title: cstr(&title),
+            column_labels: names.iter().map(|n| cstr(n)).collect(),
+            rows,
+            methods: meth[..on].to_vec(),
+        })
+    }
+
+    fn composite(&mut self) -> Result<TraceComposite> {
+        let (mut s, mut e, mut np, mut nb) = (0f64, 0f64, 0, 0);
+        self.call("TRACE_Peek_next_composite", unsafe {
+            (self.api.peek_comp)(self.fp, &mut s, &mut e, &mut np, &mut nb)
+        })?;
+        let np = self.count("TRACE_Peek_next_composite", np)?;
+        let nb = self.count("TRACE_Peek_next_composite", nb)?;
+        if np == 0 {
+            return Err(Error::Source(format!("composite (record {}) has no members", self.records + 1)));
+        }
+        let mut b = vec![0 as c_char; nb.max(1)];
+        let (mut cat, mut onb, mut bp) = (0, 0, 0);
+        self.call("TRACE_Get_next_composite", unsafe {
+            (self.api.get_comp)(self.fp, &mut cat, &mut onb, b.as_mut_ptr(), &mut bp, nb as c_int)
+        })?;
+        let onb = self.count("TRACE_Get_next_composite", onb)?.min(nb);
+        let mut members = Vec::with_capacity(np);
+        let mut member_boxes = Vec::with_capacity(np);
+        for _ in 0..np {
+            let p = self.primitive()?;
+            member_boxes.push(p.stated);
+            members.push(p.primitive);
+        }
+        Ok(TraceComposite {
+            stated: TimeBox::new(s, e),
+            member_boxes,
+            composite: Composite {
+                category: cat,
+                info: b[..onb].iter().map(|&c| c as u8).collect(),
+                members,
+            },
+        })
+    }
+}
+
+fn sym_err(e: libloading::Error) -> Error {
+    Error::Source(format!("cannot resolve TRACE symbol: {e}"))
+}
+
+impl TraceSource for PluginSource {
+    fn next_record(&mut self) -> Result<Option<Record>> {
+        let mut kind: c_int = 0;
+        self.call("TRACE_Peek_next_kind", unsafe { (self.api.peek_kind)(self.fp, &mut kind) })?;
+        let rec = match kind {
+            0 => return Ok(None),
+            1 => Record::Primitive(self.primitive()?),
+            2 => Record::Composite(self.composite()?),
+            3 => Record::Category(self.category()?),
+            4 => Record::YCoordMap(self.ycoordmap()?),
+            k => {
+                return Err(Error::Source(format!(
+                    "TRACE_Peek_next_kind returned unknown kind {k} (record {})",
+                    self.records + 1
+                )))
+            }
+        };
+        self.records += 1;
+        Ok(Some(rec))
+    }
+
+    fn location(&self) -> String {
+        format!("{} record {}", self.lib_name, self.records)
+    }
+}
+
+impl Drop for PluginSource {
+    fn drop(&mut self) {
+        if !self.fp.is_null() {
+            // SAFETY: fp came from this library's TRACE_Open.
+            unsafe { (self.api.close)(&mut self.fp) };
+            self.fp = std::ptr::null_mut();
+        }
+    }
+}
