@@ -149,7 +149,21 @@ impl Ord for Pending {
     }
 }
 
+/// What the reading side hands to the writing thread, in trace order.
+enum Item {
+    Category(crate::model::Category),
+    YCoordMap(crate::model::YCoordMap),
+    Drawable(Drawable),
+}
+
+const BATCH: usize = 4096;
+const WRITER_STOPPED: &str = "the writer stopped";
+
 /// Convert everything `source` yields into `out`.
+///
+/// The source is read (and checked) on the calling thread while a second
+/// thread runs the tree writer, so parsing and tree building overlap; items
+/// travel in batches through a bounded channel, which keeps memory flat.
 ///
 /// `progress` is called now and then with the source's progress in `[0, 1]`;
 /// `warn` receives warning lines (only in `CheckOrder::Warn`).
@@ -162,12 +176,58 @@ pub fn convert(
 ) -> Result<ConvertSummary> {
     let t0 = Instant::now();
     let mut w = Slog2Writer::create(out, opts.writer)?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(8);
+    let writer = std::thread::Builder::new()
+        .name("slog2-writer".into())
+        .spawn(move || -> Result<WriteSummary> {
+            for batch in rx {
+                for item in batch {
+                    match item {
+                        Item::Category(c) => w.add_category(c)?,
+                        Item::YCoordMap(m) => w.add_ycoordmap(m)?,
+                        Item::Drawable(d) => w.add_drawable(d)?,
+                    }
+                }
+            }
+            w.finish()
+        })
+        .map_err(|e| Error::io(out, e))?;
+    let read = read_source(source, opts, progress, warn, &tx);
+    drop(tx);
+    let written = writer
+        .join()
+        .unwrap_or_else(|_| Err(Error::InvalidArgument("writer thread panicked".into())));
+    let mut summary = match (read, written) {
+        // The writer stopped first: its error is the cause.
+        (Err(Error::Source(m)), Err(e)) if m == WRITER_STOPPED => return Err(e),
+        (Err(e), _) => return Err(e),
+        (Ok(s), w) => ConvertSummary { write: w?, ..s },
+    };
+    progress(1.0);
+    summary.seconds = t0.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn read_source(
+    source: &mut dyn TraceSource,
+    opts: &ConvertOptions,
+    progress: &mut dyn FnMut(f64),
+    warn: &mut dyn FnMut(&str),
+    tx: &std::sync::mpsc::SyncSender<Vec<Item>>,
+) -> Result<ConvertSummary> {
     let mut summary = ConvertSummary::default();
     let mut index: u64 = 0;
     let mut prev_end = f64::NEG_INFINITY;
+    let mut max_vend = f64::NEG_INFINITY;
     let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let warn_mode = opts.check_order == CheckOrder::Warn;
     let window = opts.reorder_window.max(1);
+    let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
+    // If the writer thread stopped, its own error is the one to report.
+    let send = |batch: &mut Vec<Item>| -> Result<()> {
+        let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
+        tx.send(full).map_err(|_| Error::Source(WRITER_STOPPED.into()))
+    };
 
     let located = |e: Error, loc: &str| -> Error {
         let loc = if loc.is_empty() { String::new() } else { format!(" ({loc})") };
@@ -191,12 +251,12 @@ pub fn convert(
         let (stated, drawable, member_boxes) = match rec {
             Record::Category(c) => {
                 summary.categories_defined += 1;
-                w.add_category(c).map_err(|e| located(e, &source.location()))?;
+                batch.push(Item::Category(c));
                 continue;
             }
             Record::YCoordMap(m) => {
                 summary.ycoordmaps += 1;
-                w.add_ycoordmap(m).map_err(|e| located(e, &source.location()))?;
+                batch.push(Item::YCoordMap(m));
                 continue;
             }
             Record::Primitive(p) => (p.stated, Drawable::Primitive(p.primitive), Vec::new()),
@@ -208,7 +268,6 @@ pub fn convert(
                 progress(p);
             }
         }
-        let loc = source.location();
         let mut problem: Option<Error> = None;
         if let Err(detail) = check_drawable(stated, &drawable, &member_boxes) {
             problem = Some(Error::InvalidDrawable {
@@ -223,10 +282,23 @@ pub fn convert(
                 prev_end,
                 location: String::new(),
             });
+        } else if drawable.time_box().end < max_vend && !warn_mode {
+            // Stated box fine but the vertices end earlier than the previous
+            // drawable: the tree cannot place it either.
+            problem = Some(Error::InvalidDrawable {
+                index,
+                detail: format!(
+                    "its vertices end at {} but an earlier drawable's vertices end at {}",
+                    drawable.time_box().end,
+                    max_vend
+                ),
+                location: String::new(),
+            });
         }
         prev_end = stated.end;
+        max_vend = max_vend.max(drawable.time_box().end);
         if let Some(e) = problem {
-            let e = located(e, &loc);
+            let e = located(e, &source.location());
             if !warn_mode {
                 return Err(e);
             }
@@ -238,18 +310,22 @@ pub fn convert(
             heap.push(Pending { end, seq: index, drawable });
             if heap.len() > window {
                 if let Some(p) = heap.pop() {
-                    w.add_drawable(p.drawable).map_err(|e| located(e, &loc))?;
+                    batch.push(Item::Drawable(p.drawable));
                 }
             }
         } else {
-            w.add_drawable(drawable).map_err(|e| located(e, &loc))?;
+            batch.push(Item::Drawable(drawable));
+        }
+        if batch.len() >= BATCH {
+            send(&mut batch)?;
         }
     }
     while let Some(p) = heap.pop() {
-        w.add_drawable(p.drawable)?;
+        batch.push(Item::Drawable(p.drawable));
+        if batch.len() >= BATCH {
+            send(&mut batch)?;
+        }
     }
-    progress(1.0);
-    summary.write = w.finish()?;
-    summary.seconds = t0.elapsed().as_secs_f64();
+    send(&mut batch)?;
     Ok(summary)
 }

@@ -1,6 +1,6 @@
 //! `slog2`: convert traces to SLOG-2 and look inside SLOG-2 files.
 //!
-//! Subcommands: `convert`, `print`, `info`, `query`, `check`, `gen`. Options
+//! Subcommands: `convert`, `print`, `info`, `query`, `check`, `bench`. Options
 //! of the reference converter (`-o`, `-nc N`, `-ls SIZE`, `-tc`, `-tcc`) are
 //! accepted as spelled by `traceTOslog2`, so existing scripts keep working.
 
@@ -9,6 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+// The converter allocates two small buffers per drawable; mimalloc makes that
+// markedly cheaper than glibc malloc (see BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
 use slog2::model::{Drawable, Shadow};
@@ -92,12 +97,42 @@ enum Cmd {
         #[arg(long)]
         stats: bool,
     },
+    /// Measure the writer and the window query (numbers for BENCHMARKS.md).
+    #[command(subcommand)]
+    Bench(BenchCmd),
     /// Validate structure and invariants. Exit code 0: valid (maybe with warnings); 1: invalid; 2: unreadable.
     Check {
         file: PathBuf,
         /// Also print warnings.
         #[arg(short, long)]
         verbose: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Write N synthetic drawables (16 ranks: states, nested and run-long states, messages, events)
+    /// with the tree writer and report drawables/s. Run under `/usr/bin/time -v` for peak memory.
+    Write {
+        /// Number of drawables.
+        n: u64,
+        /// Output file (default: a temporary file, deleted afterwards).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        #[arg(long = "nc", default_value_t = 2)]
+        nc: i16,
+        #[arg(long = "ls", default_value = "64k", value_parser = parse_size)]
+        ls: i32,
+    },
+    /// Time window queries of a fixed width at evenly spaced positions of FILE; report the median.
+    Query {
+        file: PathBuf,
+        /// Window width in seconds.
+        #[arg(long, default_value_t = 1e-3)]
+        width: f64,
+        /// Number of queries.
+        #[arg(long, default_value_t = 200)]
+        count: usize,
     },
 }
 
@@ -278,6 +313,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Bench(b) => bench(b),
         Cmd::Check { file, verbose } => {
             let f = match Slog2File::open(&file) {
                 Ok(f) => f,
@@ -531,4 +567,63 @@ fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
+    match b {
+        BenchCmd::Write { n, output, nc, ls } => {
+            let tmp = tempfile::tempdir().map_err(|e| io_err(Path::new("."), e))?;
+            let out = output.unwrap_or_else(|| tmp.path().join("bench.slog2"));
+            let t = std::time::Instant::now();
+            let mut w = slog2::Slog2Writer::create(&out, WriterOptions { children_per_node: nc, leaf_bytesize: ls })?;
+            for c in slog2::synth::categories() {
+                w.add_category(c)?;
+            }
+            for d in slog2::synth::Synthetic::new(n, 16, 1) {
+                w.add_drawable(d)?;
+            }
+            let s = w.finish()?;
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "wrote {} drawables in {:.3} s: {:.0} drawables/s; {} bytes, depth {}, {} nodes",
+                s.drawables,
+                secs,
+                s.drawables as f64 / secs,
+                s.bytes,
+                s.depth,
+                s.nodes
+            );
+        }
+        BenchCmd::Query { file, width, count } => {
+            let f = Slog2File::open(&file)?;
+            let tb = f.total_time();
+            let mut times = Vec::with_capacity(count);
+            let (mut nd, mut nn, mut nb) = (0usize, 0usize, 0u64);
+            for i in 0..count.max(1) {
+                let t0 = tb.start + (tb.duration() - width).max(0.0) * i as f64 / count.max(1) as f64;
+                let t = std::time::Instant::now();
+                let w = f.window(t0, t0 + width)?;
+                times.push(t.elapsed().as_secs_f64());
+                nd += w.drawables.len();
+                nn += w.stats.nodes_read;
+                nb += w.stats.bytes_read;
+            }
+            times.sort_by(f64::total_cmp);
+            let c = times.len();
+            println!(
+                "{} queries of {} s over {} nodes: median {:.1} us, p10 {:.1} us, p90 {:.1} us; \
+                 mean {:.0} drawables, {:.1} nodes, {:.0} bytes read per query",
+                c,
+                width,
+                f.directory().len(),
+                times[c / 2] * 1e6,
+                times[c / 10] * 1e6,
+                times[(c * 9) / 10] * 1e6,
+                nd as f64 / c as f64,
+                nn as f64 / c as f64,
+                nb as f64 / c as f64
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

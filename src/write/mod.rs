@@ -105,9 +105,9 @@ pub struct Slog2Writer {
     opts: WriterOptions,
     header: Header,
     /// Category definitions by index, with their first-definition order.
-    categories: FxHashMap<i32, Category>,
+    /// Category definitions and whether a drawable used them.
+    categories: FxHashMap<i32, (Category, bool)>,
     category_order: Vec<i32>,
-    used: rustc_hash::FxHashSet<i32>,
     topologies_used: [bool; 3],
     ycoordmaps: Vec<YCoordMap>,
     trunk: Vec<OpenNode>,
@@ -159,7 +159,6 @@ impl Slog2Writer {
             header,
             categories: FxHashMap::default(),
             category_order: Vec::new(),
-            used: Default::default(),
             topologies_used: [false; 3],
             ycoordmaps: Vec::new(),
             trunk: vec![OpenNode::new(NodeId::new(0, 0), f64::INFINITY)],
@@ -195,8 +194,12 @@ impl Slog2Writer {
         c.excl_ratio = 0.0;
         c.count = 0;
         let index = c.index;
-        if self.categories.insert(index, c).is_none() {
-            self.category_order.push(index);
+        match self.categories.get_mut(&index) {
+            Some(e) => e.0 = c,
+            None => {
+                self.categories.insert(index, (c, false));
+                self.category_order.push(index);
+            }
         }
         Ok(())
     }
@@ -217,8 +220,10 @@ impl Slog2Writer {
         Ok(())
     }
 
+    /// Topology of a category, marking it used.
     fn topology_of(&mut self, category: i32) -> Topology {
-        if let Some(c) = self.categories.get(&category) {
+        if let Some((c, used)) = self.categories.get_mut(&category) {
+            *used = true;
             return c.topology;
         }
         // Like the reference: invent a placeholder category.
@@ -241,7 +246,7 @@ impl Slog2Writer {
             Color::rgba(r, g, b, 255),
             1,
         );
-        self.categories.insert(category, c);
+        self.categories.insert(category, (c, true));
         self.category_order.push(category);
         Topology::State
     }
@@ -285,14 +290,12 @@ impl Slog2Writer {
 
         // Resolve categories (and topologies of the members) before storing.
         let cat_topo = self.topology_of(d.category());
-        self.used.insert(d.category());
         let mut member_topos: smallvec::SmallVec<[Topology; 8]> = smallvec::SmallVec::new();
         match &d {
             Drawable::Primitive(_) => member_topos.push(cat_topo),
             Drawable::Composite(c) => {
                 for m in &c.members {
                     let t = self.topology_of(m.category);
-                    self.used.insert(m.category);
                     member_topos.push(t);
                 }
             }
@@ -384,8 +387,8 @@ impl Slog2Writer {
         }
         let outgoing = shadows.finalize(entry);
 
-        node.nestless.sort_by(Drawable::drawing_cmp);
-        node.nestable.sort_by(Drawable::drawing_cmp);
+        sort_drawing_order(&mut node.nestless);
+        sort_drawing_order(&mut node.nestable);
         self.scratch.clear();
         format::encode_node(&mut self.scratch, &entry, &node.nestless, &node.nestable, &held);
         debug_assert_eq!(self.scratch.len(), size);
@@ -440,10 +443,7 @@ impl Slog2Writer {
             }
         }
         for idx in &self.category_order {
-            if !self.used.contains(idx) {
-                continue;
-            }
-            if let Some(c) = self.categories.get(idx) {
+            if let Some((c, true)) = self.categories.get(idx) {
                 let mut c = c.clone();
                 if let Some(&(count, incl, excl)) = sums.get(idx) {
                     c.count = count;
@@ -509,4 +509,21 @@ impl Slog2Writer {
         self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
         Ok(p)
     }
+}
+
+/// Stable sort into drawing order, computing each drawable's key once.
+fn sort_drawing_order(v: &mut [Drawable]) {
+    // Maps an f64 to a u64 with the same total order.
+    fn ord(x: f64) -> u64 {
+        let b = x.to_bits();
+        if b >> 63 == 1 {
+            !b
+        } else {
+            b | (1 << 63)
+        }
+    }
+    v.sort_by_cached_key(|d| {
+        let b = d.time_box();
+        (ord(b.start), std::cmp::Reverse(ord(b.end)), d.category(), d.first_line(), d.last_line())
+    });
 }

@@ -13,26 +13,42 @@ use smallvec::SmallVec;
 use crate::format::Stub;
 use crate::model::*;
 
-/// `(topology, vertex line IDs)`: shadows are kept per key.
+/// `(topology, vertex line IDs)`: shadows are kept per key. Keys of one or
+/// two vertices (every state, arrow and event) are packed without allocation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct ShadowKey {
-    topology: Topology,
-    lines: SmallVec<[i32; 2]>,
+pub(crate) enum ShadowKey {
+    Small { topology: Topology, n: u8, a: i32, b: i32 },
+    Large { topology: Topology, lines: Box<[i32]> },
 }
 
 impl ShadowKey {
-    fn of_primitive(topology: Topology, p: &Primitive) -> Self {
-        ShadowKey {
-            topology,
-            lines: p.vertices.iter().map(|v| v.line).collect(),
+    fn new(topology: Topology, lines: impl ExactSizeIterator<Item = i32>) -> Self {
+        let n = lines.len();
+        if n <= 2 {
+            let mut it = lines;
+            let a = it.next().unwrap_or(0);
+            let b = it.next().unwrap_or(0);
+            ShadowKey::Small { topology, n: n as u8, a, b }
+        } else {
+            ShadowKey::Large {
+                topology,
+                lines: lines.collect(),
+            }
         }
     }
 
+    fn topology(&self) -> Topology {
+        match self {
+            ShadowKey::Small { topology, .. } | ShadowKey::Large { topology, .. } => *topology,
+        }
+    }
+
+    fn of_primitive(topology: Topology, p: &Primitive) -> Self {
+        Self::new(topology, p.vertices.iter().map(|v| v.line))
+    }
+
     fn of_shadow(s: &Shadow) -> Option<Self> {
-        Some(ShadowKey {
-            topology: s.topology()?,
-            lines: s.vertices.iter().map(|v| v.line).collect(),
-        })
+        Some(Self::new(s.topology()?, s.vertices.iter().map(|v| v.line)))
     }
 }
 
@@ -74,12 +90,12 @@ impl PendingShadow {
     }
 }
 
-/// The pending shadow map of one open node.
+/// The pending shadow map of one open node: a key index into a slab kept in
+/// insertion order (so output never depends on hashing).
 #[derive(Debug, Default)]
 pub(crate) struct ShadowBuf {
-    map: FxHashMap<ShadowKey, PendingShadow>,
-    /// Insertion order of keys, so output does not depend on hashing.
-    order: Vec<ShadowKey>,
+    index: FxHashMap<ShadowKey, u32>,
+    slots: Vec<(Topology, PendingShadow)>,
 }
 
 impl ShadowBuf {
@@ -93,8 +109,9 @@ impl ShadowBuf {
             first_line: p.first_line(),
             last_line: p.last_line(),
         };
-        match self.map.get_mut(&key) {
-            Some(s) => {
+        match self.index.get(&key) {
+            Some(&i) => {
+                let s = &mut self.slots[i as usize].1;
                 let n = s.num_real as f64;
                 for (sv, pv) in s.vertices.iter_mut().zip(&p.vertices) {
                     sv.time = (sv.time * n + pv.time) / (n + 1.0);
@@ -104,9 +121,9 @@ impl ShadowBuf {
                 s.own.push(own);
             }
             None => {
-                self.order.push(key.clone());
-                self.map.insert(
-                    key,
+                self.index.insert(key, self.slots.len() as u32);
+                self.slots.push((
+                    topology,
                     PendingShadow {
                         vertices: p.vertices.iter().copied().collect(),
                         tbox,
@@ -116,14 +133,14 @@ impl ShadowBuf {
                         child_boxes: Vec::new(),
                         has_own_states: topology == Topology::State,
                     },
-                );
+                ));
             }
         }
     }
 
     /// Step 1: the node's end is known; compute inclusive ratios of own primitives.
     pub fn seal(&mut self) {
-        for s in self.map.values_mut() {
+        for (_, s) in self.slots.iter_mut() {
             let dur = s.tbox.duration();
             for p in &s.own {
                 let r = ratio(p.tbox.duration(), dur) as f32;
@@ -147,11 +164,12 @@ impl ShadowBuf {
     pub fn merge_child(&mut self, child: &Stub) {
         for cs in child.shadows() {
             let Some(key) = ShadowKey::of_shadow(cs) else { continue };
-            match self.map.get_mut(&key) {
+            match self.index.get(&key) {
                 None => {
-                    self.order.push(key.clone());
-                    self.map.insert(
-                        key,
+                    let topology = key.topology();
+                    self.index.insert(key, self.slots.len() as u32);
+                    self.slots.push((
+                        topology,
                         PendingShadow {
                             vertices: cs.vertices.iter().copied().collect(),
                             tbox: cs.time_box,
@@ -161,9 +179,10 @@ impl ShadowBuf {
                             child_boxes: Vec::new(),
                             has_own_states: false,
                         },
-                    );
+                    ));
                 }
-                Some(s) => {
+                Some(&i) => {
+                    let s = &mut self.slots[i as usize].1;
                     let old = s.tbox.duration();
                     let (n, m) = (s.num_real as f64, cs.num_real as f64);
                     for (sv, cv) in s.vertices.iter_mut().zip(&cs.vertices) {
@@ -208,21 +227,19 @@ impl ShadowBuf {
     pub fn finalize(self, entry: crate::format::DirEntry) -> Stub {
         let mut nestless = Vec::new();
         let mut nestable = Vec::new();
-        let ShadowBuf { mut map, order } = self;
-        for key in order {
-            let Some(mut s) = map.remove(&key) else { continue };
+        for (topology, mut s) in self.slots {
             if s.has_own_states {
                 exclusive_ratios(&mut s);
             }
             s.weights.sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
             let shadow = Shadow {
-                category: key.topology.preview_index(),
+                category: topology.preview_index(),
                 vertices: s.vertices.into_vec(),
                 time_box: s.tbox,
                 num_real: s.num_real,
                 weights: s.weights.into_vec(),
             };
-            if key.topology == Topology::State {
+            if topology == Topology::State {
                 nestable.push(shadow);
             } else {
                 nestless.push(shadow);
