@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo build --release --quiet
 bin=target/release/slog2
-$bin convert examples/demo.txt -o target/demo.slog2
+$bin convert examples/demo.txt -o target/demo.slog2 -ls 16k
 $bin check target/demo.slog2
 $bin info target/demo.slog2
 echo
-echo "Drawables between 0.010 s and 0.011 s:"
-$bin query target/demo.slog2 --from 0.010 --to 0.011 --stats
+echo "Drawables between 0.0007 s and 0.00071 s:"
+$bin query target/demo.slog2 --from 0.0007 --to 0.00071 --stats

@@ -399,11 +399,17 @@ pub fn from_read(name: &str, r: impl Read + 'static) -> TextSource {
     TextSource::from_reader(name, BufReader::new(r))
 }
 
-fn find(s: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    if from >= s.len() {
-        return None;
+/// First occurrence of a two-byte pattern at or after `from`.
+fn find(s: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
+    let mut i = from;
+    while i < s.len() {
+        let j = i + memchr::memchr(pat[0], &s[i..])?;
+        if s.get(j + 1) == Some(&pat[1]) {
+            return Some(j);
+        }
+        i = j + 1;
     }
-    s[from..].windows(pat.len()).position(|w| w == pat).map(|i| i + from)
+    None
 }
 
 /// Optional `{ INT ... }` after the cursor.
@@ -557,52 +563,63 @@ impl<'a> Cur<'a> {
         Ok(&self.s[st..self.p])
     }
 
-    fn number_span(&mut self, float: bool) -> &'a [u8] {
+    /// A floating-point number (anything `strtod` reads in decimal: `1e-3`,
+    /// `.5`, `inf`, ...), parsed straight from the bytes by fast-float2.
+    fn double(&mut self) -> Result<f64> {
         self.ws();
-        let st = self.p;
-        if matches!(self.peek(), Some(b'+' | b'-')) {
-            self.p += 1;
-        }
-        while let Some(b) = self.peek() {
-            let ok = b.is_ascii_digit()
-                || (float && (b == b'.' || b == b'e' || b == b'E' || b.is_ascii_alphabetic()))
-                || (float && (b == b'+' || b == b'-') && matches!(self.s[self.p - 1], b'e' | b'E'));
-            if !ok {
-                break;
+        match fast_float2::parse_partial::<f64, _>(&self.s[self.p..]) {
+            Ok((v, n)) if n > 0 => {
+                self.p += n;
+                Ok(v)
             }
-            self.p += 1;
+            _ => Err(self.err("expected a number")),
         }
-        &self.s[st..self.p]
     }
 
-    fn double(&mut self) -> Result<f64> {
-        let st0 = self.p;
-        let span = self.number_span(true);
-        let v = std::str::from_utf8(span).ok().and_then(|s| s.parse::<f64>().ok());
-        v.ok_or_else(|| {
-            self.p = st0 + (self.s[st0..].iter().take_while(|b| b.is_ascii_whitespace()).count());
-            self.err("expected a number")
-        })
+    fn signed(&mut self, what: &str, min: i64, max: i64) -> Result<i64> {
+        self.ws();
+        let st = self.p;
+        let neg = match self.peek() {
+            Some(b'-') => {
+                self.p += 1;
+                true
+            }
+            Some(b'+') => {
+                self.p += 1;
+                false
+            }
+            _ => false,
+        };
+        let ds = self.p;
+        let mut v: i64 = 0;
+        while let Some(b) = self.peek().filter(u8::is_ascii_digit) {
+            v = match v.checked_mul(10).and_then(|v| v.checked_add((b - b'0') as i64)) {
+                Some(v) => v,
+                None => {
+                    self.p = st;
+                    return Err(self.err(&format!("{what} out of range")));
+                }
+            };
+            self.p += 1;
+        }
+        if self.p == ds {
+            self.p = st;
+            return Err(self.err(&format!("expected {what}")));
+        }
+        let v = if neg { -v } else { v };
+        if v < min || v > max {
+            self.p = st;
+            return Err(self.err(&format!("{what} {v} out of range")));
+        }
+        Ok(v)
     }
 
     fn int(&mut self) -> Result<i32> {
-        let st0 = self.p;
-        let span = self.number_span(false);
-        let v = std::str::from_utf8(span).ok().and_then(|s| s.parse::<i32>().ok());
-        v.ok_or_else(|| {
-            self.p = st0 + (self.s[st0..].iter().take_while(|b| b.is_ascii_whitespace()).count());
-            self.err("expected a 32-bit integer")
-        })
+        self.signed("a 32-bit integer", i32::MIN as i64, i32::MAX as i64).map(|v| v as i32)
     }
 
     fn int64(&mut self) -> Result<i64> {
-        let st0 = self.p;
-        let span = self.number_span(false);
-        let v = std::str::from_utf8(span).ok().and_then(|s| s.parse::<i64>().ok());
-        v.ok_or_else(|| {
-            self.p = st0;
-            self.err("expected a 64-bit integer")
-        })
+        self.signed("a 64-bit integer", i64::MIN + 1, i64::MAX)
     }
 
     /// Hex integer (optional 0x), `bits` wide.
