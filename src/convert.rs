@@ -64,7 +64,11 @@ impl ConvertSummary {
     /// One paragraph for the end of a conversion.
     pub fn paragraph(&self, out: &Path) -> String {
         let w = &self.write;
-        let rate = if self.seconds > 0.0 { w.drawables as f64 / self.seconds } else { 0.0 };
+        let rate = if self.seconds > 0.0 {
+            w.drawables as f64 / self.seconds
+        } else {
+            0.0
+        };
         format!(
             "Wrote {}: {} drawables ({} primitives), {} categories ({} defined), {} y-maps + identity map, \
              tree depth {} with {} nodes, {} bytes, in {:.3} s ({:.0} drawables/s){}.",
@@ -85,8 +89,16 @@ impl ConvertSummary {
 }
 
 /// Check one top-level drawable as the reference's `-tc` does; `Err(detail)`.
-pub fn check_drawable(stated: TimeBox, d: &Drawable, member_boxes: &[TimeBox]) -> std::result::Result<(), String> {
-    fn prim(stated: TimeBox, p: &crate::model::Primitive, what: &str) -> std::result::Result<(), String> {
+pub fn check_drawable(
+    stated: TimeBox,
+    d: &Drawable,
+    member_boxes: &[TimeBox],
+) -> std::result::Result<(), String> {
+    fn prim(
+        stated: TimeBox,
+        p: &crate::model::Primitive,
+        what: &str,
+    ) -> std::result::Result<(), String> {
         if !(stated.start <= stated.end) {
             return Err(format!(
                 "{what}violation of causality: start time {} > end time {}",
@@ -226,13 +238,23 @@ fn read_source(
     // If the writer thread stopped, its own error is the one to report.
     let send = |batch: &mut Vec<Item>| -> Result<()> {
         let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
-        tx.send(full).map_err(|_| Error::Source(WRITER_STOPPED.into()))
+        tx.send(full)
+            .map_err(|_| Error::Source(WRITER_STOPPED.into()))
     };
 
     let located = |e: Error, loc: &str| -> Error {
-        let loc = if loc.is_empty() { String::new() } else { format!(" ({loc})") };
+        let loc = if loc.is_empty() {
+            String::new()
+        } else {
+            format!(" ({loc})")
+        };
         match e {
-            Error::OrderViolation { index, end, prev_end, .. } => Error::OrderViolation {
+            Error::OrderViolation {
+                index,
+                end,
+                prev_end,
+                ..
+            } => Error::OrderViolation {
                 index,
                 end,
                 prev_end,
@@ -307,7 +329,11 @@ fn read_source(
         }
         if warn_mode {
             let end = drawable.time_box().end;
-            heap.push(Pending { end, seq: index, drawable });
+            heap.push(Pending {
+                end,
+                seq: index,
+                drawable,
+            });
             if heap.len() > window {
                 if let Some(p) = heap.pop() {
                     batch.push(Item::Drawable(p.drawable));

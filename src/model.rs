@@ -127,8 +127,10 @@ impl Color {
 
     /// Packed ARGB as stored on disk.
     pub fn to_argb(self) -> i32 {
-        ((self.alpha as u32) << 24 | (self.red as u32) << 16 | (self.green as u32) << 8 | self.blue as u32)
-            as i32
+        ((self.alpha as u32) << 24
+            | (self.red as u32) << 16
+            | (self.green as u32) << 8
+            | self.blue as u32) as i32
     }
 
     pub fn from_argb(v: i32, modifiable: bool) -> Self {
@@ -183,7 +185,9 @@ impl InfoFormat {
                 ));
             };
             if !letter.is_ascii() {
-                return Err(format!("label {label:?}: token letter {letter:?} is not ASCII"));
+                return Err(format!(
+                    "label {label:?}: token letter {letter:?} is not ASCII"
+                ));
             }
             tokens.push(letter as u8);
             keys.push(chars.as_str().to_string());
@@ -240,7 +244,13 @@ pub struct Category {
 }
 
 impl Category {
-    pub fn new(index: i32, name: impl Into<String>, topology: Topology, color: Color, width: i8) -> Self {
+    pub fn new(
+        index: i32,
+        name: impl Into<String>,
+        topology: Topology,
+        color: Color,
+        width: i8,
+    ) -> Self {
         Category {
             index,
             name: name.into(),
@@ -304,11 +314,19 @@ impl Primitive {
     }
 
     pub fn state(category: i32, line: i32, start: f64, end: f64) -> Self {
-        Self::new(category, vec![Vertex::new(start, line), Vertex::new(end, line)], Vec::new())
+        Self::new(
+            category,
+            vec![Vertex::new(start, line), Vertex::new(end, line)],
+            Vec::new(),
+        )
     }
 
     pub fn arrow(category: i32, from: i32, to: i32, t0: f64, t1: f64) -> Self {
-        Self::new(category, vec![Vertex::new(t0, from), Vertex::new(t1, to)], Vec::new())
+        Self::new(
+            category,
+            vec![Vertex::new(t0, from), Vertex::new(t1, to)],
+            Vec::new(),
+        )
     }
 
     pub fn event(category: i32, line: i32, t: f64) -> Self {
@@ -562,9 +580,23 @@ impl Primitive {
 
 impl Shadow {
     pub fn drawing_cmp(&self, other: &Shadow) -> std::cmp::Ordering {
-        let f = |s: &Shadow| (s.vertices.first().map_or(0, |v| v.line), s.vertices.last().map_or(0, |v| v.line));
+        let f = |s: &Shadow| {
+            (
+                s.vertices.first().map_or(0, |v| v.line),
+                s.vertices.last().map_or(0, |v| v.line),
+            )
+        };
         let (a0, a1) = f(self);
         let (b0, b1) = f(other);
-        drawing_order(self.time_box, self.category, a0, a1, other.time_box, other.category, b0, b1)
+        drawing_order(
+            self.time_box,
+            self.category,
+            a0,
+            a1,
+            other.time_box,
+            other.category,
+            b0,
+            b1,
+        )
     }
 }

@@ -12,17 +12,35 @@ use crate::model::*;
 pub fn categories() -> Vec<Category> {
     let mut v = Vec::new();
     let mut state = |i: i32, n: &str, r, g, b| {
-        v.push(Category::new(i, n, Topology::State, Color::rgba(r, g, b, 255), 1));
+        v.push(Category::new(
+            i,
+            n,
+            Topology::State,
+            Color::rgba(r, g, b, 255),
+            1,
+        ));
     };
     state(1, "Compute", 255, 165, 0);
     state(2, "MPI_Send", 0, 0, 255);
     state(3, "MPI_Recv", 0, 255, 0);
     state(4, "MPI_Barrier", 255, 255, 0);
     state(5, "Phase", 160, 32, 240);
-    let mut msg = Category::new(0, "message", Topology::Arrow, Color::rgba(255, 255, 255, 255), 3);
+    let mut msg = Category::new(
+        0,
+        "message",
+        Topology::Arrow,
+        Color::rgba(255, 255, 255, 255),
+        3,
+    );
     msg.info = InfoFormat::parse("msg_tag=%d, msg_size=%d").unwrap_or_default();
     v.push(msg);
-    let mut ev = Category::new(6, "Checkpoint", Topology::Event, Color::rgba(255, 0, 0, 255), 5);
+    let mut ev = Category::new(
+        6,
+        "Checkpoint",
+        Topology::Event,
+        Color::rgba(255, 0, 0, 255),
+        5,
+    );
     ev.info = InfoFormat::parse("step=%d").unwrap_or_default();
     v.push(ev);
     v

@@ -69,9 +69,7 @@ enum Cmd {
         quiet: bool,
     },
     /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables).
-    Print {
-        file: PathBuf,
-    },
+    Print { file: PathBuf },
     /// Summarise a file: header, categories with their counts and ratios, y-maps, tree shape.
     Info {
         file: PathBuf,
@@ -156,9 +154,14 @@ fn parse_size(s: &str) -> Result<i32, String> {
         Some('m' | 'M') => (&s[..s.len() - 1], 1024 * 1024),
         _ => (s, 1),
     };
-    let n: i64 = num.parse().map_err(|_| format!("invalid size {s:?} (expected e.g. 65536, 64k, 1m)"))?;
-    let v = n.checked_mul(mult).filter(|v| *v > 0 && *v <= i32::MAX as i64);
-    v.map(|v| v as i32).ok_or_else(|| format!("size {s:?} out of range"))
+    let n: i64 = num
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (expected e.g. 65536, 64k, 1m)"))?;
+    let v = n
+        .checked_mul(mult)
+        .filter(|v| *v > 0 && *v <= i32::MAX as i64);
+    v.map(|v| v as i32)
+        .ok_or_else(|| format!("size {s:?} out of range"))
 }
 
 /// Map traceTOslog2 spellings to ours.
@@ -221,7 +224,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                         return Ok(ExitCode::SUCCESS);
                     }
                 },
-                None => slog2::trace::open_source(Path::new(&filespec))?,
+                None => slog2::trace::open_source(Path::new(&filespec))? as Box<dyn TraceSource>,
             };
             let opts = ConvertOptions {
                 writer: WriterOptions {
@@ -237,8 +240,10 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             let bar = if !quiet && io::stderr().is_terminal() {
                 let b = indicatif::ProgressBar::new(1000);
                 b.set_style(
-                    indicatif::ProgressStyle::with_template("{spinner} converting [{bar:40}] {percent}% {elapsed}")
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    indicatif::ProgressStyle::with_template(
+                        "{spinner} converting [{bar:40}] {percent}% {elapsed}",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
                 );
                 Some(b)
             } else {
@@ -342,7 +347,11 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                 r.errors.len(),
                 r.warnings.len()
             );
-            Ok(if valid { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if valid {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }
@@ -365,8 +374,18 @@ fn kind_of(f: &Slog2File, d: &Drawable) -> &'static str {
     }
 }
 
-fn query_out(f: &Slog2File, ds: &[Drawable], ss: &[Shadow], format: Format, w: &mut impl Write) -> io::Result<()> {
-    let name = |c: i32| f.category(c).map(|c| c.name.clone()).unwrap_or_else(|| format!("UnknownType-{c}"));
+fn query_out(
+    f: &Slog2File,
+    ds: &[Drawable],
+    ss: &[Shadow],
+    format: Format,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    let name = |c: i32| {
+        f.category(c)
+            .map(|c| c.name.clone())
+            .unwrap_or_else(|| format!("UnknownType-{c}"))
+    };
     match format {
         Format::Text => {
             for d in ds {
@@ -399,7 +418,14 @@ fn query_out(f: &Slog2File, ds: &[Drawable], ss: &[Shadow], format: Format, w: &
                     s.num_real
                 )?;
                 for wt in &s.weights {
-                    write!(w, " {}:{}/{}x{}", name(wt.category), wt.incl, wt.excl, wt.count)?;
+                    write!(
+                        w,
+                        " {}:{}/{}x{}",
+                        name(wt.category),
+                        wt.incl,
+                        wt.excl,
+                        wt.count
+                    )?;
                 }
                 writeln!(w)?;
             }
@@ -526,7 +552,13 @@ fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
     }
     writeln!(w, "version             {}", h.version)?;
     writeln!(w, "file size           {} bytes", f.file_len())?;
-    writeln!(w, "time range          [{}, {}] ({} s)", tb.start, tb.end, tb.duration())?;
+    writeln!(
+        w,
+        "time range          [{}, {}] ({} s)",
+        tb.start,
+        tb.end,
+        tb.duration()
+    )?;
     writeln!(
         w,
         "tree                depth {}, {} nodes, {} children per node, leaf size {} bytes, largest block {} bytes",
@@ -536,12 +568,20 @@ fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
         h.treeleaf_bytesize,
         h.max_buffer_bytesize
     )?;
-    let depths: Vec<String> = per_depth.iter().rev().map(|(d, n)| format!("depth {d}: {n}")).collect();
+    let depths: Vec<String> = per_depth
+        .iter()
+        .rev()
+        .map(|(d, n)| format!("depth {d}: {n}"))
+        .collect();
     writeln!(w, "nodes per depth     {}", depths.join(", "))?;
     writeln!(w, "categories          {}", f.categories().len())?;
     let mut cats: Vec<_> = f.categories().iter().collect();
     cats.sort_by_key(|c| c.index);
-    writeln!(w, "  {:>6}  {:<24} {:<6} {:>10} {:>12} {:>12}  label", "index", "name", "topo", "count", "incl", "excl")?;
+    writeln!(
+        w,
+        "  {:>6}  {:<24} {:<6} {:>10} {:>12} {:>12}  label",
+        "index", "name", "topo", "count", "incl", "excl"
+    )?;
     for c in cats {
         writeln!(
             w,
@@ -563,7 +603,11 @@ fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
             m.title,
             m.rows.len(),
             m.column_labels.join(" "),
-            if m.methods.is_empty() { String::new() } else { format!(", methods {:?}", m.methods) }
+            if m.methods.is_empty() {
+                String::new()
+            } else {
+                format!(", methods {:?}", m.methods)
+            }
         )?;
     }
     Ok(())
@@ -575,7 +619,13 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
             let tmp = tempfile::tempdir().map_err(|e| io_err(Path::new("."), e))?;
             let out = output.unwrap_or_else(|| tmp.path().join("bench.slog2"));
             let t = std::time::Instant::now();
-            let mut w = slog2::Slog2Writer::create(&out, WriterOptions { children_per_node: nc, leaf_bytesize: ls })?;
+            let mut w = slog2::Slog2Writer::create(
+                &out,
+                WriterOptions {
+                    children_per_node: nc,
+                    leaf_bytesize: ls,
+                },
+            )?;
             for c in slog2::synth::categories() {
                 w.add_category(c)?;
             }
@@ -600,7 +650,8 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
             let mut times = Vec::with_capacity(count);
             let (mut nd, mut nn, mut nb) = (0usize, 0usize, 0u64);
             for i in 0..count.max(1) {
-                let t0 = tb.start + (tb.duration() - width).max(0.0) * i as f64 / count.max(1) as f64;
+                let t0 =
+                    tb.start + (tb.duration() - width).max(0.0) * i as f64 / count.max(1) as f64;
                 let t = std::time::Instant::now();
                 let w = f.window(t0, t0 + width)?;
                 times.push(t.elapsed().as_secs_f64());

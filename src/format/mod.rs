@@ -57,7 +57,9 @@ impl BlockPtr {
         if self.offset < 0 || self.size < 0 {
             return Err(bad());
         }
-        let end = (self.offset as u64).checked_add(self.size as u64).ok_or_else(bad)?;
+        let end = (self.offset as u64)
+            .checked_add(self.size as u64)
+            .ok_or_else(bad)?;
         if end > file_len {
             return Err(bad());
         }
@@ -146,13 +148,25 @@ impl Header {
             *p = d.ptr()?;
         }
         if num_children_per_node < 2 {
-            return Err(Error::malformed("header", 12, format!("num_children_per_node {num_children_per_node} < 2")));
+            return Err(Error::malformed(
+                "header",
+                12,
+                format!("num_children_per_node {num_children_per_node} < 2"),
+            ));
         }
         if treeleaf_bytesize <= 0 {
-            return Err(Error::malformed("header", 14, format!("treeleaf_bytesize {treeleaf_bytesize} <= 0")));
+            return Err(Error::malformed(
+                "header",
+                14,
+                format!("treeleaf_bytesize {treeleaf_bytesize} <= 0"),
+            ));
         }
         if max_treedepth < 0 {
-            return Err(Error::malformed("header", 18, format!("max_treedepth {max_treedepth} < 0")));
+            return Err(Error::malformed(
+                "header",
+                18,
+                format!("max_treedepth {max_treedepth} < 0"),
+            ));
         }
         Ok(Header {
             version,
@@ -188,11 +202,19 @@ pub fn put_i64(out: &mut Vec<u8>, v: i64) {
 }
 pub fn put_f32(out: &mut Vec<u8>, v: f32) {
     // Java writes NaN canonically.
-    let v = if v.is_nan() { f32::from_bits(0x7fc0_0000) } else { v };
+    let v = if v.is_nan() {
+        f32::from_bits(0x7fc0_0000)
+    } else {
+        v
+    };
     out.extend_from_slice(&v.to_be_bytes());
 }
 pub fn put_f64(out: &mut Vec<u8>, v: f64) {
-    let v = if v.is_nan() { f64::from_bits(0x7ff8_0000_0000_0000) } else { v };
+    let v = if v.is_nan() {
+        f64::from_bits(0x7ff8_0000_0000_0000)
+    } else {
+        v
+    };
     out.extend_from_slice(&v.to_be_bytes());
 }
 /// Java-style string. Callers guarantee `s.len() <= 32767` (checked by `check_len`).
@@ -234,7 +256,12 @@ pub struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     pub fn new(buf: &'a [u8], base: u64, what: &'static str) -> Self {
-        Decoder { buf, pos: 0, base, what }
+        Decoder {
+            buf,
+            pos: 0,
+            base,
+            what,
+        }
     }
 
     pub fn offset(&self) -> u64 {
@@ -350,14 +377,21 @@ impl<'a> Decoder<'a> {
 
     fn check_count(&self, n: i64, min_elem: usize, at: u64) -> Result<usize> {
         if n < 0 {
-            return Err(Error::malformed(self.what, at, format!("negative count {n}")));
+            return Err(Error::malformed(
+                self.what,
+                at,
+                format!("negative count {n}"),
+            ));
         }
         let n = n as usize;
         if n.saturating_mul(min_elem) > self.remaining() {
             return Err(Error::malformed(
                 self.what,
                 at,
-                format!("count {n} does not fit the {} bytes left in the block", self.remaining()),
+                format!(
+                    "count {n} does not fit the {} bytes left in the block",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n)
@@ -365,7 +399,10 @@ impl<'a> Decoder<'a> {
 
     pub fn expect_end(&self) -> Result<()> {
         if !self.is_at_end() {
-            return Err(self.malformed(format!("{} unread byte(s) at the end of the block", self.remaining())));
+            return Err(self.malformed(format!(
+                "{} unread byte(s) at the end of the block",
+                self.remaining()
+            )));
         }
         Ok(())
     }
@@ -414,8 +451,13 @@ pub fn decode_categories(block: &[u8], base: u64) -> Result<Vec<Category>> {
         let name = d.str()?;
         let topo_at = d.offset();
         let topo = d.i32()?;
-        let topology = Topology::from_i32(topo)
-            .ok_or_else(|| Error::malformed("category map", topo_at, format!("category {index}: topology {topo} is not 0, 1 or 2")))?;
+        let topology = Topology::from_i32(topo).ok_or_else(|| {
+            Error::malformed(
+                "category map",
+                topo_at,
+                format!("category {index}: topology {topo} is not 0, 1 or 2"),
+            )
+        })?;
         let argb = d.i32()?;
         let modifiable = d.u8()? != 0;
         let width = d.i8()?;
@@ -435,7 +477,11 @@ pub fn decode_categories(block: &[u8], base: u64) -> Result<Vec<Category>> {
         let excl_ratio = d.f32()?;
         let count = d.i64()?;
         if !seen.insert(index) {
-            return Err(Error::malformed("category map", at, format!("duplicate category index {index}")));
+            return Err(Error::malformed(
+                "category map",
+                at,
+                format!("duplicate category index {index}"),
+            ));
         }
         let expected_preview = match index {
             -1 => Some(Topology::Event),
@@ -474,7 +520,10 @@ pub fn decode_categories(block: &[u8], base: u64) -> Result<Vec<Category>> {
 // ---------------------------------------------------------------------------
 // Line-ID map list block (§5)
 
-pub fn encode_ycoordmaps<'m>(out: &mut Vec<u8>, maps: impl ExactSizeIterator<Item = &'m YCoordMap>) {
+pub fn encode_ycoordmaps<'m>(
+    out: &mut Vec<u8>,
+    maps: impl ExactSizeIterator<Item = &'m YCoordMap>,
+) {
     put_i32(out, maps.len() as i32);
     for m in maps {
         put_str(out, &m.title);
@@ -630,15 +679,27 @@ pub fn check_drawable(d: &Drawable) -> Result<()> {
 pub fn decode_primitive(d: &mut Decoder) -> Result<Primitive> {
     let category = d.i32()?;
     let ilen = d.i16()?;
-    let info = if ilen > 0 { d.bytes(ilen as usize)?.to_vec() } else { Vec::new() };
+    let info = if ilen > 0 {
+        d.bytes(ilen as usize)?.to_vec()
+    } else {
+        Vec::new()
+    };
     let at = d.offset();
     let nv = d.i16()?;
     if nv < 1 {
-        return Err(Error::malformed("tree node", at, format!("primitive with {nv} vertices")));
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("primitive with {nv} vertices"),
+        ));
     }
     let nv = nv as usize;
     if nv * 12 > d.remaining() {
-        return Err(Error::malformed("tree node", at, format!("{nv} vertices do not fit the block")));
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("{nv} vertices do not fit the block"),
+        ));
     }
     let mut vertices = Vec::with_capacity(nv);
     for _ in 0..nv {
@@ -660,11 +721,19 @@ pub fn decode_drawable(d: &mut Decoder) -> Result<Drawable> {
         1 => {
             let category = d.i32()?;
             let ilen = d.i16()?;
-            let info = if ilen > 0 { d.bytes(ilen as usize)?.to_vec() } else { Vec::new() };
+            let info = if ilen > 0 {
+                d.bytes(ilen as usize)?.to_vec()
+            } else {
+                Vec::new()
+            };
             let nat = d.offset();
             let n = d.i16()?;
             if n < 1 {
-                return Err(Error::malformed("tree node", nat, format!("composite with {n} members")));
+                return Err(Error::malformed(
+                    "tree node",
+                    nat,
+                    format!("composite with {n} members"),
+                ));
             }
             let mut members = Vec::with_capacity(n as usize);
             for _ in 0..n {
@@ -676,7 +745,11 @@ pub fn decode_drawable(d: &mut Decoder) -> Result<Drawable> {
                 members,
             }))
         }
-        t => Err(Error::malformed("tree node", at, format!("drawable tag {t} is neither 0 nor 1"))),
+        t => Err(Error::malformed(
+            "tree node",
+            at,
+            format!("drawable tag {t} is neither 0 nor 1"),
+        )),
     }
 }
 
@@ -710,11 +783,19 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
     let nat = d.offset();
     let nv = d.i16()?;
     if nv < 1 {
-        return Err(Error::malformed("shadow", nat, format!("shadow with {nv} vertices")));
+        return Err(Error::malformed(
+            "shadow",
+            nat,
+            format!("shadow with {nv} vertices"),
+        ));
     }
     let nv = nv as usize;
     if nv * 12 > d.remaining() {
-        return Err(Error::malformed("shadow", nat, format!("{nv} vertices do not fit the block")));
+        return Err(Error::malformed(
+            "shadow",
+            nat,
+            format!("{nv} vertices do not fit the block"),
+        ));
     }
     let mut vertices = Vec::with_capacity(nv);
     for _ in 0..nv {
@@ -746,7 +827,11 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
         weights.push(w);
     }
     if sum != num_real {
-        return Err(Error::malformed("shadow", at, format!("weight counts sum to {sum}, num_real is {num_real}")));
+        return Err(Error::malformed(
+            "shadow",
+            at,
+            format!("weight counts sum to {sum}, num_real is {num_real}"),
+        ));
     }
     Ok(Shadow {
         category,
@@ -767,7 +852,13 @@ pub struct Stub {
 
 impl Stub {
     pub fn byte_size(&self) -> usize {
-        STUB_OVERHEAD + self.nestless.iter().chain(&self.nestable).map(Shadow::byte_size).sum::<usize>()
+        STUB_OVERHEAD
+            + self
+                .nestless
+                .iter()
+                .chain(&self.nestable)
+                .map(Shadow::byte_size)
+                .sum::<usize>()
     }
     pub fn shadows(&self) -> impl Iterator<Item = &Shadow> {
         self.nestless.iter().chain(self.nestable.iter())
@@ -825,7 +916,13 @@ impl Node {
 }
 
 /// Encode a node. `entry.ptr` must already hold the block's final offset and size.
-pub fn encode_node(out: &mut Vec<u8>, entry: &DirEntry, nestless: &[Drawable], nestable: &[Drawable], stubs: &[Stub]) {
+pub fn encode_node(
+    out: &mut Vec<u8>,
+    entry: &DirEntry,
+    nestless: &[Drawable],
+    nestable: &[Drawable],
+    stubs: &[Stub],
+) {
     encode_entry_header(out, entry);
     put_i32(out, nestless.len() as i32);
     for d in nestless {
@@ -911,7 +1008,10 @@ mod tests {
         h.encode(&mut v);
         assert_eq!(v.len(), HEADER_SIZE);
         assert_eq!(Header::decode(&v).unwrap(), h);
-        assert!(matches!(Header::decode(&v[..50]), Err(Error::Truncated { .. })));
+        assert!(matches!(
+            Header::decode(&v[..50]),
+            Err(Error::Truncated { .. })
+        ));
     }
 
     #[test]

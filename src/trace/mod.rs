@@ -66,7 +66,7 @@ pub trait TraceSource {
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
 /// SLOG-2 version string) or the sample text format.
-pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource>> {
+pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     if slog2::Slog2Source::looks_like(path) {
         Ok(Box::new(slog2::Slog2Source::open(path)?))
     } else {

@@ -57,7 +57,14 @@ type GetCatFn = unsafe extern "C" fn(
     *mut c_int,
     c_int,
 ) -> c_int;
-type PeekMapFn = unsafe extern "C" fn(TraceFile, *mut c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+type PeekMapFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+) -> c_int;
 type GetMapFn = unsafe extern "C" fn(
     TraceFile,
     *mut c_char,
@@ -71,7 +78,14 @@ type GetMapFn = unsafe extern "C" fn(
     *mut c_int,
     c_int,
 ) -> c_int;
-type PeekPrimFn = unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int, *mut c_int) -> c_int;
+type PeekPrimFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut f64,
+    *mut f64,
+    *mut c_int,
+    *mut c_int,
+    *mut c_int,
+) -> c_int;
 type GetPrimFn = unsafe extern "C" fn(
     TraceFile,
     *mut c_int,
@@ -88,8 +102,16 @@ type GetPrimFn = unsafe extern "C" fn(
     *mut c_int,
     c_int,
 ) -> c_int;
-type PeekCompFn = unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int) -> c_int;
-type GetCompFn = unsafe extern "C" fn(TraceFile, *mut c_int, *mut c_int, *mut c_char, *mut c_int, c_int) -> c_int;
+type PeekCompFn =
+    unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int) -> c_int;
+type GetCompFn = unsafe extern "C" fn(
+    TraceFile,
+    *mut c_int,
+    *mut c_int,
+    *mut c_char,
+    *mut c_int,
+    c_int,
+) -> c_int;
 
 struct Api {
     open: OpenFn,
@@ -178,7 +200,8 @@ impl PluginSource {
                 get_comp: *library.get(b"TRACE_Get_next_composite").map_err(sym_err)?,
             }
         };
-        let spec = CString::new(filespec).map_err(|_| Error::InvalidArgument("filespec contains a NUL byte".into()))?;
+        let spec = CString::new(filespec)
+            .map_err(|_| Error::InvalidArgument("filespec contains a NUL byte".into()))?;
         let mut fp: TraceFile = std::ptr::null_mut();
         // SAFETY: valid C string and out-pointer.
         let ierr = unsafe { (api.open)(spec.as_ptr(), &mut fp) };
@@ -194,7 +217,9 @@ impl PluginSource {
             return if ierr == 0 {
                 Ok(PluginOpen::Help(text))
             } else {
-                Err(Error::Source(format!("TRACE_Open({filespec:?}) failed (code {ierr}): {text}")))
+                Err(Error::Source(format!(
+                    "TRACE_Open({filespec:?}) failed (code {ierr}): {text}"
+                )))
             };
         }
         Ok(PluginOpen::Source(src))
@@ -206,7 +231,10 @@ impl PluginSource {
         if p.is_null() {
             return format!("(no error text for code {ierr})");
         }
-        unsafe { CStr::from_ptr(p) }.to_string_lossy().trim_end().to_string()
+        unsafe { CStr::from_ptr(p) }
+            .to_string_lossy()
+            .trim_end()
+            .to_string()
     }
 
     fn call(&self, what: &str, ierr: c_int) -> Result<()> {
@@ -322,7 +350,9 @@ impl PluginSource {
         let o1 = self.count("TRACE_Get_next_category", o1)?.min(nlegend);
         let o2 = self.count("TRACE_Get_next_category", o2)?.min(nlabel);
         let o3 = self.count("TRACE_Get_next_category", o3)?.min(nmeth);
-        let text = |v: &[c_char]| String::from_utf8_lossy(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>()).into_owned();
+        let text = |v: &[c_char]| {
+            String::from_utf8_lossy(&v.iter().map(|&c| c as u8).collect::<Vec<u8>>()).into_owned()
+        };
         let name = text(&legend[..o1]);
         let label = text(&label[..o2]);
         let rec = self.records + 1;
@@ -330,8 +360,8 @@ impl PluginSource {
         if name.is_empty() {
             return Err(bad("empty legend (name)".into()));
         }
-        let topology =
-            Topology::from_i32(head.shape).ok_or_else(|| bad(format!("shape {} is not 0, 1 or 2", head.shape)))?;
+        let topology = Topology::from_i32(head.shape)
+            .ok_or_else(|| bad(format!("shape {} is not 0, 1 or 2", head.shape)))?;
         let comp = |v: c_int, what: &str| -> Result<u8> {
             u8::try_from(v).map_err(|_| bad(format!("{what} {v} is outside 0..255")))
         };
@@ -341,7 +371,8 @@ impl PluginSource {
             comp(head.blue, "blue")?,
             comp(head.alpha, "alpha")?,
         );
-        let width = i8::try_from(head.width).map_err(|_| bad(format!("width {} does not fit a byte", head.width)))?;
+        let width = i8::try_from(head.width)
+            .map_err(|_| bad(format!("width {} does not fit a byte", head.width)))?;
         let mut c = Category::new(head.index, name, topology, color, width);
         c.info = InfoFormat::parse(&label).map_err(bad)?;
         c.methods = meth[..o3].to_vec();
@@ -351,7 +382,14 @@ impl PluginSource {
     fn ycoordmap(&mut self) -> Result<YCoordMap> {
         let (mut nrows, mut ncols, mut maxcol, mut maxtitle, mut nmeth) = (0, 0, 0, 0, 0);
         self.call("TRACE_Peek_next_ycoordmap", unsafe {
-            (self.api.peek_map)(self.fp, &mut nrows, &mut ncols, &mut maxcol, &mut maxtitle, &mut nmeth)
+            (self.api.peek_map)(
+                self.fp,
+                &mut nrows,
+                &mut ncols,
+                &mut maxcol,
+                &mut maxtitle,
+                &mut nmeth,
+            )
         })?;
         let nrows = self.count("TRACE_Peek_next_ycoordmap", nrows)?;
         let ncols = self.count("TRACE_Peek_next_ycoordmap", ncols)?;
@@ -359,14 +397,18 @@ impl PluginSource {
         let maxtitle = self.count("TRACE_Peek_next_ycoordmap", maxtitle)?.max(1);
         let nmeth = self.count("TRACE_Peek_next_ycoordmap", nmeth)?;
         if ncols < 1 {
-            return Err(Error::Source(format!("y-map (record {}) has {ncols} columns", self.records + 1)));
+            return Err(Error::Source(format!(
+                "y-map (record {}) has {ncols} columns",
+                self.records + 1
+            )));
         }
         let nelem = nrows
             .checked_mul(ncols)
             .filter(|n| *n <= MAX_COUNT as usize)
             .ok_or_else(|| Error::Source("y-map too large".into()))?;
         let mut title = vec![0 as c_char; maxtitle];
-        let mut names: Vec<Vec<c_char>> = (0..ncols - 1).map(|_| vec![0 as c_char; maxcol]).collect();
+        let mut names: Vec<Vec<c_char>> =
+            (0..ncols - 1).map(|_| vec![0 as c_char; maxcol]).collect();
         let mut name_ptrs: Vec<*mut c_char> = names.iter_mut().map(|v| v.as_mut_ptr()).collect();
         name_ptrs.push(std::ptr::null_mut());
         let mut elems = vec![0 as c_int; nelem.max(1)];
@@ -388,7 +430,11 @@ impl PluginSource {
             )
         })?;
         let cstr = |v: &[c_char]| {
-            let bytes: Vec<u8> = v.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+            let bytes: Vec<u8> = v
+                .iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect();
             String::from_utf8_lossy(&bytes).into_owned()
         };
         let sz = self.count("TRACE_Get_next_ycoordmap", sz)?.min(nelem);
@@ -413,12 +459,22 @@ impl PluginSource {
         let np = self.count("TRACE_Peek_next_composite", np)?;
         let nb = self.count("TRACE_Peek_next_composite", nb)?;
         if np == 0 {
-            return Err(Error::Source(format!("composite (record {}) has no members", self.records + 1)));
+            return Err(Error::Source(format!(
+                "composite (record {}) has no members",
+                self.records + 1
+            )));
         }
         let mut b = vec![0 as c_char; nb.max(1)];
         let (mut cat, mut onb, mut bp) = (0, 0, 0);
         self.call("TRACE_Get_next_composite", unsafe {
-            (self.api.get_comp)(self.fp, &mut cat, &mut onb, b.as_mut_ptr(), &mut bp, nb as c_int)
+            (self.api.get_comp)(
+                self.fp,
+                &mut cat,
+                &mut onb,
+                b.as_mut_ptr(),
+                &mut bp,
+                nb as c_int,
+            )
         })?;
         let onb = self.count("TRACE_Get_next_composite", onb)?.min(nb);
         let mut members = Vec::with_capacity(np);
@@ -447,7 +503,9 @@ fn sym_err(e: libloading::Error) -> Error {
 impl TraceSource for PluginSource {
     fn next_record(&mut self) -> Result<Option<Record>> {
         let mut kind: c_int = 0;
-        self.call("TRACE_Peek_next_kind", unsafe { (self.api.peek_kind)(self.fp, &mut kind) })?;
+        self.call("TRACE_Peek_next_kind", unsafe {
+            (self.api.peek_kind)(self.fp, &mut kind)
+        })?;
         let rec = match kind {
             0 => return Ok(None),
             1 => Record::Primitive(self.primitive()?),

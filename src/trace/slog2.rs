@@ -26,7 +26,9 @@ impl Slog2Source {
     /// True when the file starts with the SLOG-2 version string.
     pub fn looks_like(path: &Path) -> bool {
         let mut head = [0u8; 12];
-        match std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head)) {
+        match std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        {
             Ok(()) => &head[..2] == b"\x00\x0a" && head[2..].starts_with(b"SLOG 2"),
             Err(_) => false,
         }
@@ -49,7 +51,9 @@ impl Slog2Source {
         for d in ds {
             let stated = d.time_box();
             records.push(match d {
-                Drawable::Primitive(primitive) => Record::Primitive(TracePrimitive { stated, primitive }),
+                Drawable::Primitive(primitive) => {
+                    Record::Primitive(TracePrimitive { stated, primitive })
+                }
                 Drawable::Composite(composite) => Record::Composite(TraceComposite {
                     stated,
                     member_boxes: composite.members.iter().map(Primitive::time_box).collect(),

@@ -29,7 +29,7 @@ use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
 /// A trace in the sample text format.
 pub struct TextSource {
     name: String,
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     line: Vec<u8>,
     line_no: usize,
     record_line: usize,
@@ -42,13 +42,16 @@ impl TextSource {
     pub fn open(path: &Path) -> Result<Self> {
         let f = File::open(path).map_err(|e| Error::io(path, e))?;
         let total = f.metadata().ok().map(|m| m.len());
-        let mut s = Self::from_reader(&path.display().to_string(), BufReader::with_capacity(1 << 16, f));
+        let mut s = Self::from_reader(
+            &path.display().to_string(),
+            BufReader::with_capacity(1 << 16, f),
+        );
         s.total_bytes = total;
         Ok(s)
     }
 
     /// Read from any buffered reader; `name` is used in error messages.
-    pub fn from_reader(name: &str, r: impl BufRead + 'static) -> Self {
+    pub fn from_reader(name: &str, r: impl BufRead + Send + 'static) -> Self {
         TextSource {
             name: name.to_string(),
             reader: Box::new(r),
@@ -128,7 +131,9 @@ impl TextSource {
 
     /// Optional `< TEXT >` after the cursor, encoded with the category's label.
     fn info(&self, c: &mut Cur, category: i32) -> Result<Vec<u8>> {
-        let Some(open) = find(c.s, c.p, b"< ") else { return Ok(Vec::new()) };
+        let Some(open) = find(c.s, c.p, b"< ") else {
+            return Ok(Vec::new());
+        };
         let body = open + 2;
         let Some(close) = find(c.s, body, b" >") else {
             c.p = open;
@@ -141,7 +146,9 @@ impl TextSource {
             )));
         };
         if fmt.is_empty() {
-            return Err(c.err(&format!("info given but category {category} has no label to encode it with")));
+            return Err(c.err(&format!(
+                "info given but category {category} has no label to encode it with"
+            )));
         }
         encode_info(fmt, &c.s[..close], body, c)
     }
@@ -217,12 +224,24 @@ impl TextSource {
         })?;
         for &t in &info.tokens {
             if !INFO_TOKENS.contains(&t) {
-                return Err(c.err(&format!("label token '%{}' is not one of %d %h %l %x %X %e %E %s", t as char)));
+                return Err(c.err(&format!(
+                    "label token '%{}' is not one of %d %h %l %x %X %e %E %s",
+                    t as char
+                )));
             }
         }
         c.p = after;
         let methods = braces(&mut c)?.unwrap_or_default();
-        let mut cat = Category::new(index, name, topology, Color { modifiable, ..Color::rgba(rgba[0], rgba[1], rgba[2], rgba[3]) }, width);
+        let mut cat = Category::new(
+            index,
+            name,
+            topology,
+            Color {
+                modifiable,
+                ..Color::rgba(rgba[0], rgba[1], rgba[2], rgba[3])
+            },
+            width,
+        );
         cat.info = info;
         cat.methods = methods;
         self.formats.insert(index, cat.info.clone());
@@ -246,7 +265,9 @@ impl TextSource {
         let nmethods = c.int()?;
         if ncols < 2 {
             c.p = ncols_at;
-            return Err(c.err(&format!("Ncolumns={ncols}: a y-map needs the line-ID column and at least one more")));
+            return Err(c.err(&format!(
+                "Ncolumns={ncols}: a y-map needs the line-ID column and at least one more"
+            )));
         }
         if nrows < 1 {
             c.p = nrows_at;
@@ -280,7 +301,10 @@ impl TextSource {
         for r in 0..nrows {
             c.ws();
             if c.peek() != Some(b'(') {
-                return Err(c.err(&format!("expected row {} of {nrows} '( lineID values... )'", r + 1)));
+                return Err(c.err(&format!(
+                    "expected row {} of {nrows} '( lineID values... )'",
+                    r + 1
+                )));
             }
             c.p += 1;
             let line = c.int()?;
@@ -295,7 +319,10 @@ impl TextSource {
         let methods = braces(&mut c)?.unwrap_or_default();
         if methods.len() != nmethods.max(0) as usize {
             c.p = nm_at;
-            return Err(c.err(&format!("Nmethods={nmethods} but {} method ID(s) follow in '{{ }}'", methods.len())));
+            return Err(c.err(&format!(
+                "Nmethods={nmethods} but {} method ID(s) follow in '{{ }}'",
+                methods.len()
+            )));
         }
         Ok(YCoordMap {
             title,
@@ -324,7 +351,9 @@ impl TextSource {
             let n = c.int()?;
             if n < 1 {
                 c.p = n_at;
-                return Err(c.err(&format!("NumPrimes={n}: a composite needs at least one member")));
+                return Err(c.err(&format!(
+                    "NumPrimes={n}: a composite needs at least one member"
+                )));
             }
             c.ws();
             let info = self.info(&mut c, category)?;
@@ -360,7 +389,11 @@ impl TextSource {
         Ok(TraceComposite {
             stated,
             member_boxes,
-            composite: Composite { category, info, members },
+            composite: Composite {
+                category,
+                info,
+                members,
+            },
         })
     }
 }
@@ -390,12 +423,14 @@ impl TraceSource for TextSource {
     }
 
     fn progress(&self) -> Option<f64> {
-        self.total_bytes.filter(|t| *t > 0).map(|t| self.bytes_read as f64 / t as f64)
+        self.total_bytes
+            .filter(|t| *t > 0)
+            .map(|t| self.bytes_read as f64 / t as f64)
     }
 }
 
 /// Read from any `Read` (unbuffered) — convenience for callers.
-pub fn from_read(name: &str, r: impl Read + 'static) -> TextSource {
+pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
     TextSource::from_reader(name, BufReader::new(r))
 }
 
@@ -414,7 +449,9 @@ fn find(s: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
 
 /// Optional `{ INT ... }` after the cursor.
 fn braces(c: &mut Cur) -> Result<Option<Vec<i32>>> {
-    let Some(open) = find(c.s, c.p, b"{ ") else { return Ok(None) };
+    let Some(open) = find(c.s, c.p, b"{ ") else {
+        return Ok(None);
+    };
     let Some(close) = find(c.s, open + 1, b" }") else {
         c.p = open;
         return Err(c.err("methods '{ ' have no closing ' }'"));
@@ -455,7 +492,10 @@ fn encode_info(fmt: &InfoFormat, text: &[u8], from: usize, c: &Cur) -> Result<Ve
             } else if t.peek() == Some(b) {
                 t.p += 1;
             } else {
-                return Err(t.err(&format!("info does not match the category label: expected {:?}", b as char)));
+                return Err(t.err(&format!(
+                    "info does not match the category label: expected {:?}",
+                    b as char
+                )));
             }
         }
         Ok(())
@@ -485,11 +525,17 @@ fn encode_info(fmt: &InfoFormat, text: &[u8], from: usize, c: &Cur) -> Result<Ve
             b's' => {
                 t.ws();
                 let s = t.name()?;
-                let n = i16::try_from(s.len()).map_err(|_| t.err("%s value longer than 32767 bytes"))?;
+                let n = i16::try_from(s.len())
+                    .map_err(|_| t.err("%s value longer than 32767 bytes"))?;
                 out.extend_from_slice(&n.to_be_bytes());
                 out.extend_from_slice(s);
             }
-            other => return Err(t.err(&format!("label token '%{}' cannot be encoded", other as char))),
+            other => {
+                return Err(t.err(&format!(
+                    "label token '%{}' cannot be encoded",
+                    other as char
+                )))
+            }
         }
         if let Some(k) = keys.next() {
             literal(&mut t, k)?;
@@ -593,7 +639,10 @@ impl<'a> Cur<'a> {
         let ds = self.p;
         let mut v: i64 = 0;
         while let Some(b) = self.peek().filter(u8::is_ascii_digit) {
-            v = match v.checked_mul(10).and_then(|v| v.checked_add((b - b'0') as i64)) {
+            v = match v
+                .checked_mul(10)
+                .and_then(|v| v.checked_add((b - b'0') as i64))
+            {
                 Some(v) => v,
                 None => {
                     self.p = st;
@@ -615,7 +664,8 @@ impl<'a> Cur<'a> {
     }
 
     fn int(&mut self) -> Result<i32> {
-        self.signed("a 32-bit integer", i32::MIN as i64, i32::MAX as i64).map(|v| v as i32)
+        self.signed("a 32-bit integer", i32::MIN as i64, i32::MAX as i64)
+            .map(|v| v as i32)
     }
 
     fn int64(&mut self) -> Result<i64> {

@@ -138,18 +138,25 @@ impl Slog2Writer {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".partial")
             .tempfile_in(&dir)
             .map_err(|e| Error::io(&target, e))?;
-        let file = tmp.as_file().try_clone().map_err(|e| Error::io(tmp.path(), e))?;
+        let file = tmp
+            .as_file()
+            .try_clone()
+            .map_err(|e| Error::io(tmp.path(), e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         let header = Header::placeholder(opts.children_per_node, opts.leaf_bytesize);
         // Placeholder header; the real one is written last. Its version is
         // zeroed so an interrupted file is never taken for a valid one.
-        out.write_all(&[0u8; format::HEADER_SIZE]).map_err(|e| Error::io(tmp.path(), e))?;
+        out.write_all(&[0u8; format::HEADER_SIZE])
+            .map_err(|e| Error::io(tmp.path(), e))?;
         Ok(Slog2Writer {
             target,
             tmp: Some(tmp),
@@ -368,10 +375,15 @@ impl Slog2Writer {
             // Only possible for a node that never received anything.
             node.start = node.end;
         }
-        let held: Vec<Stub> = child.map(|c| std::mem::take(&mut c.finished)).unwrap_or_default();
+        let held: Vec<Stub> = child
+            .map(|c| std::mem::take(&mut c.finished))
+            .unwrap_or_default();
         let size = node.bytes + held.iter().map(Stub::byte_size).sum::<usize>();
         if size > i32::MAX as usize {
-            return Err(Error::InvalidArgument(format!("tree node {} would exceed 2 GiB", node.id)));
+            return Err(Error::InvalidArgument(format!(
+                "tree node {} would exceed 2 GiB",
+                node.id
+            )));
         }
         let entry = DirEntry {
             id: node.id,
@@ -390,14 +402,24 @@ impl Slog2Writer {
         sort_drawing_order(&mut node.nestless);
         sort_drawing_order(&mut node.nestable);
         self.scratch.clear();
-        format::encode_node(&mut self.scratch, &entry, &node.nestless, &node.nestable, &held);
+        format::encode_node(
+            &mut self.scratch,
+            &entry,
+            &node.nestless,
+            &node.nestable,
+            &held,
+        );
         debug_assert_eq!(self.scratch.len(), size);
         node.nestless.clear();
         node.nestable.clear();
         node.bytes = NODE_OVERHEAD;
         node.finished.push(outgoing);
-        let out = self.out.as_mut().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        out.write_all(&self.scratch).map_err(|e| Error::io(&self.target, e))?;
+        let out = self
+            .out
+            .as_mut()
+            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        out.write_all(&self.scratch)
+            .map_err(|e| Error::io(&self.target, e))?;
         self.offset += size as u64;
         self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size as i32);
         Ok(())
@@ -478,17 +500,26 @@ impl Slog2Writer {
 
         self.header.treeroot = root_entry.ptr;
         self.header.max_treedepth = root_entry.id.depth;
-        let mut out = self.out.take().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        let mut out = self
+            .out
+            .take()
+            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
         let path = self.target.clone();
         out.flush().map_err(|e| Error::io(&path, e))?;
-        let mut file = out.into_inner().map_err(|e| Error::io(&path, e.into_error()))?;
+        let mut file = out
+            .into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
         buf.clear();
         self.header.encode(&mut buf);
-        file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| Error::io(&path, e))?;
         file.write_all(&buf).map_err(|e| Error::io(&path, e))?;
         file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
         file.sync_all().map_err(|e| Error::io(&path, e))?;
-        let tmp = self.tmp.take().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        let tmp = self
+            .tmp
+            .take()
+            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
         tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
 
         let mut s = std::mem::take(&mut self.summary);
@@ -502,8 +533,12 @@ impl Slog2Writer {
     }
 
     fn write_block(&mut self, bytes: &[u8]) -> Result<BlockPtr> {
-        let out = self.out.as_mut().ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        out.write_all(bytes).map_err(|e| Error::io(&self.target, e))?;
+        let out = self
+            .out
+            .as_mut()
+            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
+        out.write_all(bytes)
+            .map_err(|e| Error::io(&self.target, e))?;
         let p = BlockPtr::new(self.offset, bytes.len());
         self.offset += bytes.len() as u64;
         self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
@@ -524,6 +559,12 @@ fn sort_drawing_order(v: &mut [Drawable]) {
     }
     v.sort_by_cached_key(|d| {
         let b = d.time_box();
-        (ord(b.start), std::cmp::Reverse(ord(b.end)), d.category(), d.first_line(), d.last_line())
+        (
+            ord(b.start),
+            std::cmp::Reverse(ord(b.end)),
+            d.category(),
+            d.first_line(),
+            d.last_line(),
+        )
     });
 }

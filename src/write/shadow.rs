@@ -17,8 +17,16 @@ use crate::model::*;
 /// two vertices (every state, arrow and event) are packed without allocation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum ShadowKey {
-    Small { topology: Topology, n: u8, a: i32, b: i32 },
-    Large { topology: Topology, lines: Box<[i32]> },
+    Small {
+        topology: Topology,
+        n: u8,
+        a: i32,
+        b: i32,
+    },
+    Large {
+        topology: Topology,
+        lines: Box<[i32]>,
+    },
 }
 
 impl ShadowKey {
@@ -28,7 +36,12 @@ impl ShadowKey {
             let mut it = lines;
             let a = it.next().unwrap_or(0);
             let b = it.next().unwrap_or(0);
-            ShadowKey::Small { topology, n: n as u8, a, b }
+            ShadowKey::Small {
+                topology,
+                n: n as u8,
+                a,
+                b,
+            }
         } else {
             ShadowKey::Large {
                 topology,
@@ -163,7 +176,9 @@ impl ShadowBuf {
     /// Step 2: merge a child's outgoing buffer (its stub) into this one.
     pub fn merge_child(&mut self, child: &Stub) {
         for cs in child.shadows() {
-            let Some(key) = ShadowKey::of_shadow(cs) else { continue };
+            let Some(key) = ShadowKey::of_shadow(cs) else {
+                continue;
+            };
             match self.index.get(&key) {
                 None => {
                     let topology = key.topology();
@@ -231,7 +246,8 @@ impl ShadowBuf {
             if s.has_own_states {
                 exclusive_ratios(&mut s);
             }
-            s.weights.sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
+            s.weights
+                .sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
             let shadow = Shadow {
                 category: topology.preview_index(),
                 vertices: s.vertices.into_vec(),
@@ -262,7 +278,16 @@ fn exclusive_ratios(s: &mut PendingShadow) {
     let mut excl = vec![0.0f64; own.len()];
     let mut idx: Vec<usize> = (0..own.len()).collect();
     let cmp = |a: &OwnPrim, b: &OwnPrim| {
-        drawing_order(a.tbox, a.category, a.first_line, a.last_line, b.tbox, b.category, b.first_line, b.last_line)
+        drawing_order(
+            a.tbox,
+            a.category,
+            a.first_line,
+            a.last_line,
+            b.tbox,
+            b.category,
+            b.first_line,
+            b.last_line,
+        )
     };
     idx.sort_by(|&a, &b| cmp(&own[a], &own[b]));
     let mut stack: Vec<usize> = Vec::new();

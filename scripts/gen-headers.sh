@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerate include/trace_API.h and include/slog2.h with cbindgen.
+#   scripts/gen-headers.sh          write them
+#   scripts/gen-headers.sh --check  fail (exit 1) if regenerating would change a byte
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v cbindgen >/dev/null || { echo "cbindgen not found (cargo install --locked cbindgen)" >&2; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cbindgen --quiet --config cbindgen-trace.toml --crate slog2 --output "$tmp/trace_API.h" .
+cbindgen --quiet --config cbindgen-slog2.toml --crate slog2 --output "$tmp/slog2.h" .
+if [ "${1:-}" = "--check" ]; then
+  status=0
+  for h in trace_API.h slog2.h; do
+    if ! cmp -s "$tmp/$h" "include/$h"; then
+      echo "include/$h is stale: run scripts/gen-headers.sh" >&2
+      diff -u "include/$h" "$tmp/$h" | head -40 >&2 || true
+      status=1
+    fi
+  done
+  exit $status
+fi
+mkdir -p include
+cp "$tmp/trace_API.h" "$tmp/slog2.h" include/
+echo "headers written to include/"
