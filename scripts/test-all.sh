@@ -28,12 +28,12 @@ scripts/install.sh "$prefix" >/dev/null
 
 echo "== C tests (ASan + UBSan)"
 cmake -S capi-tests -B "$build/asan" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
-      -DSLOG2_SANITIZE=ON -DSLOG2_REPO="$root" >/dev/null
+      -DSLOG2_SANITIZE=ON >/dev/null
 cmake --build "$build/asan" -j2 >/dev/null
 (cd "$build/asan" && ctest --output-on-failure)
 
 echo "== C tests (valgrind)"
 cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
-      -DSLOG2_VALGRIND=ON -DSLOG2_REPO="$root" >/dev/null
+      -DSLOG2_VALGRIND=ON >/dev/null
 cmake --build "$build/vg" -j2 >/dev/null
 (cd "$build/vg" && ctest --output-on-failure)

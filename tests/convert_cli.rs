@@ -52,7 +52,11 @@ fn same_dump(reference: &str, ours: &str, what: &str) {
         let (my, vy) = ratio_re(y);
         assert_eq!(mx, my, "{what}: line {} differs beyond ratio text", i + 1);
         for (p, q) in vx.iter().zip(&vy) {
-            assert!((p - q).abs() <= 1e-6 * p.abs().max(q.abs()), "{what}: line {}: ratio {p} vs {q}", i + 1);
+            assert!(
+                (p - q).abs() <= 1e-6 * p.abs().max(q.abs()),
+                "{what}: line {}: ratio {p} vs {q}",
+                i + 1
+            );
         }
     }
 }
@@ -63,12 +67,18 @@ fn sample_traces_convert_to_the_reference_dump() {
     for name in ["data", "arrow", "onetimeline"] {
         let out = dir.path().join(format!("{name}.slog2"));
         let input = samples().join(format!("{name}.txt"));
-        let (code, _, err) = run(&["convert", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (code, _, err) = run(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(code, 0, "{name}: {err}");
         assert!(err.contains("drawables"), "summary paragraph: {err}");
         let (code, ours, err) = run(&["print", out.to_str().unwrap()]);
         assert_eq!(code, 0, "{err}");
-        let reference = std::fs::read_to_string(samples().join(format!("{name}.print.txt"))).unwrap();
+        let reference =
+            std::fs::read_to_string(samples().join(format!("{name}.print.txt"))).unwrap();
         // The reference dump's header names the file layout (pointers): equal
         // too, since the bytes are laid out identically.
         same_dump(&reference, &ours, name);
@@ -94,27 +104,55 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
         let out = dir.path().join(format!("{name}.slog2"));
         std::fs::write(&out, b"old contents").unwrap();
         let input = samples().join(format!("{name}.txt"));
-        let (code, _, err) = run(&["convert", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (code, _, err) = run(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_ne!(code, 0, "{name} must be rejected");
-        assert!(err.contains(num) && err.contains(&format!("{name}.txt{line}")), "{name}: {err}");
-        assert_eq!(std::fs::read(&out).unwrap(), b"old contents", "{name}: existing output untouched");
+        assert!(
+            err.contains(num) && err.contains(&format!("{name}.txt{line}")),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            b"old contents",
+            "{name}: existing output untouched"
+        );
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "{name}: no temporary file left");
         std::fs::remove_file(&out).unwrap();
-        let (code, _, _) = run(&["convert", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (code, _, _) = run(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_ne!(code, 0);
         assert!(!out.exists(), "{name}: no output file");
     }
     for name in ["errtime3", "errtime7"] {
         let out = dir.path().join(format!("{name}.slog2"));
         let input = samples().join(format!("{name}.txt"));
-        let (code, _, err) = run(&["convert", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (code, _, err) = run(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert_eq!(code, 0, "{name} is valid: {err}");
     }
     // -tcc / warn: reported, converted, order restored.
     let out = dir.path().join("e1w.slog2");
     let input = samples().join("errtime1.txt");
-    let (code, _, err) = run(&["convert", input.to_str().unwrap(), "-tcc", "-o", out.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-tcc",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("warning") && err.contains("#4"), "{err}");
     let (code, _, _) = run(&["check", out.to_str().unwrap()]);
@@ -126,21 +164,53 @@ fn retree_an_slog2_file_and_query_it() {
     let dir = tempfile::tempdir().unwrap();
     let fp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/slog2/fpilog.slog2");
     let out = dir.path().join("small.slog2");
-    let (code, _, err) = run(&["convert", fp.to_str().unwrap(), "-o", out.to_str().unwrap(), "-ls", "1k", "-nc", "3"]);
+    let (code, _, err) = run(&[
+        "convert",
+        fp.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-ls",
+        "1k",
+        "-nc",
+        "3",
+    ]);
     assert_eq!(code, 0, "{err}");
     let a = slog2::Slog2File::open(&fp).unwrap();
     let b = slog2::Slog2File::open(&out).unwrap();
     assert_eq!(b.header().num_children_per_node, 3);
     assert_eq!(b.header().treeleaf_bytesize, 1024);
     assert_eq!(a.drawables().count(), b.drawables().count());
-    let (code, csv, _) = run(&["query", out.to_str().unwrap(), "--from", "0.05", "--to", "0.06", "--format", "csv"]);
+    let (code, csv, _) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--from",
+        "0.05",
+        "--to",
+        "0.06",
+        "--format",
+        "csv",
+    ]);
     assert_eq!(code, 0);
     let want = a.window(0.05, 0.06).unwrap().drawables.len();
-    assert_eq!(csv.lines().count(), want + 1, "csv header + one line per drawable");
-    let (code, json, _) = run(&["query", out.to_str().unwrap(), "--depth", "1", "--format", "json"]);
+    assert_eq!(
+        csv.lines().count(),
+        want + 1,
+        "csv header + one line per drawable"
+    );
+    let (code, json, _) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--depth",
+        "1",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert!(v.as_array().unwrap().iter().any(|x| x["kind"] == "shadow"), "preview has shadows");
+    assert!(
+        v.as_array().unwrap().iter().any(|x| x["kind"] == "shadow"),
+        "preview has shadows"
+    );
     let (code, info, _) = run(&["info", out.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&info).unwrap();
@@ -161,7 +231,7 @@ fn cc(src: &Path, out: &Path, defs: &[&str]) {
 #[test]
 fn c_trace_plugin_converts_and_failures_are_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tinytrace.c");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("capi-tests/plugin/tinytrace.c");
     let good = dir.path().join("libtiny.so");
     let nosym = dir.path().join("libtiny_nosym.so");
     let fail = dir.path().join("libtiny_fail.so");
@@ -197,15 +267,40 @@ fn c_trace_plugin_converts_and_failures_are_reported() {
     assert!(stdout.contains("usage: tinytrace"), "{stdout}");
 
     // Missing symbol: named.
-    let (code, _, err) = run(&["convert", "--trace-lib", nosym.to_str().unwrap(), trace.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "convert",
+        "--trace-lib",
+        nosym.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_ne!(code, 0);
     assert!(err.contains("TRACE_Peek_next_composite"), "{err}");
 
     // Error mid-stream: the plugin's text, no output file.
     let out2 = dir.path().join("t2.slog2");
-    let (code, _, err) = run(&["convert", "--trace-lib", fail.to_str().unwrap(), trace.to_str().unwrap(), "-o", out2.to_str().unwrap()]);
+    let (code, _, err) = run(&[
+        "convert",
+        "--trace-lib",
+        fail.to_str().unwrap(),
+        trace.to_str().unwrap(),
+        "-o",
+        out2.to_str().unwrap(),
+    ]);
     assert_ne!(code, 0);
     assert!(err.contains("injected failure"), "{err}");
     assert!(!out2.exists());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().filter(|e| e.as_ref().unwrap().path().to_string_lossy().contains("partial")).count(), 0);
+    assert_eq!(
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| e
+                .as_ref()
+                .unwrap()
+                .path()
+                .to_string_lossy()
+                .contains("partial"))
+            .count(),
+        0
+    );
 }

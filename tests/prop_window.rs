@@ -22,15 +22,22 @@ fn cats() -> Vec<Category> {
 fn drawable() -> impl Strategy<Value = Drawable> {
     let t = || (0u32..2000).prop_map(|x| x as f64 / 64.0);
     let line = || 0i32..6;
-    let state = (t(), 0u32..200, line(), 1i32..3).prop_map(|(s, d, l, c)| Primitive::state(c, l, s, s + d as f64 / 64.0));
+    let state = (t(), 0u32..200, line(), 1i32..3)
+        .prop_map(|(s, d, l, c)| Primitive::state(c, l, s, s + d as f64 / 64.0));
     let long_state = (t(), line()).prop_map(|(s, l)| Primitive::state(1, l, s / 8.0, s + 20.0));
     let zero_state = (t(), line()).prop_map(|(s, l)| Primitive::state(2, l, s, s));
-    let arrow = (t(), 0u32..100, line(), line(), any::<bool>(), any::<i32>()).prop_map(|(s, d, a, b, back, tag)| {
-        let e = s + d as f64 / 64.0;
-        let mut p = if back { Primitive::arrow(3, a, b, e, s) } else { Primitive::arrow(3, a, b, s, e) };
-        p.info = tag.to_be_bytes().to_vec();
-        p
-    });
+    let arrow = (t(), 0u32..100, line(), line(), any::<bool>(), any::<i32>()).prop_map(
+        |(s, d, a, b, back, tag)| {
+            let e = s + d as f64 / 64.0;
+            let mut p = if back {
+                Primitive::arrow(3, a, b, e, s)
+            } else {
+                Primitive::arrow(3, a, b, s, e)
+            };
+            p.info = tag.to_be_bytes().to_vec();
+            p
+        },
+    );
     let event = (t(), line()).prop_map(|(s, l)| Primitive::event(4, l, s));
     let prim = prop_oneof![4 => state, 1 => long_state, 1 => zero_state, 2 => arrow, 1 => event];
     let composite = proptest::collection::vec(prim.clone(), 1..5).prop_map(|members| {

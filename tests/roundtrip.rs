@@ -20,7 +20,11 @@ fn fixtures() -> Vec<PathBuf> {
         }
     }
     v.sort();
-    assert!(v.len() >= 20, "expected the shared fixtures, found {}", v.len());
+    assert!(
+        v.len() >= 20,
+        "expected the shared fixtures, found {}",
+        v.len()
+    );
     v
 }
 
@@ -55,7 +59,8 @@ fn rewrite(f: &Slog2File, out: &Path) -> WriteSummary {
 fn key(d: &Drawable) -> String {
     let mut d = d.clone();
     if let Drawable::Composite(c) = &mut d {
-        c.members.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+        c.members
+            .sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     }
     format!("{d:?}")
 }
@@ -70,8 +75,7 @@ fn multiset(f: &Slog2File) -> Vec<String> {
 /// Where the reference divided 0 by 0 and stored NaN we store 0 by design
 /// (slog2-file-format.md §8.2 advice; documented in src/write/shadow.rs).
 fn close(a: f32, b: f32) -> bool {
-    (a.is_nan() && b == 0.0)
-        || a == b || (a - b).abs() <= 2e-6 * a.abs().max(b.abs())
+    (a.is_nan() && b == 0.0) || a == b || (a - b).abs() <= 2e-6 * a.abs().max(b.abs())
 }
 
 #[test]
@@ -92,7 +96,9 @@ fn every_fixture_round_trips() {
 
         // Same categories (definitions), keyed by index.
         for c in f.categories() {
-            let d = g.category(c.index).unwrap_or_else(|| panic!("{name}: category {} missing", c.index));
+            let d = g
+                .category(c.index)
+                .unwrap_or_else(|| panic!("{name}: category {} missing", c.index));
             assert_eq!(
                 (&c.name, c.topology, c.color, c.width, &c.info, &c.methods),
                 (&d.name, d.topology, d.color, d.width, &d.info, &d.methods),
@@ -125,11 +131,23 @@ fn same_tree_and_summaries_as_reference() {
         if name.starts_with("errtime") {
             continue;
         }
-        let a: Vec<_> = f.directory().iter().map(|e| (e.id, e.time_box.start, e.time_box.end)).collect();
-        let b: Vec<_> = g.directory().iter().map(|e| (e.id, e.time_box.start, e.time_box.end)).collect();
+        let a: Vec<_> = f
+            .directory()
+            .iter()
+            .map(|e| (e.id, e.time_box.start, e.time_box.end))
+            .collect();
+        let b: Vec<_> = g
+            .directory()
+            .iter()
+            .map(|e| (e.id, e.time_box.start, e.time_box.end))
+            .collect();
         assert_eq!(a, b, "{name}: tree directory differs");
         assert_eq!(f.header().max_treedepth, g.header().max_treedepth, "{name}");
-        assert_eq!(f.header().max_buffer_bytesize, g.header().max_buffer_bytesize, "{name}");
+        assert_eq!(
+            f.header().max_buffer_bytesize,
+            g.header().max_buffer_bytesize,
+            "{name}"
+        );
         let pa: Vec<_> = f.directory().iter().map(|e| e.ptr).collect();
         let pb: Vec<_> = g.directory().iter().map(|e| e.ptr).collect();
         assert_eq!(pa, pb, "{name}: block pointers differ");
@@ -154,7 +172,11 @@ fn same_tree_and_summaries_as_reference() {
             for (sa, sb) in na.stubs.iter().zip(&nb.stubs) {
                 assert_eq!(sa.entry, sb.entry, "{name}");
                 for (x, y) in sa.shadows().zip(sb.shadows()) {
-                    assert_eq!((x.category, &x.vertices, x.time_box, x.num_real), (y.category, &y.vertices, y.time_box, y.num_real), "{name}");
+                    assert_eq!(
+                        (x.category, &x.vertices, x.time_box, x.num_real),
+                        (y.category, &y.vertices, y.time_box, y.num_real),
+                        "{name}"
+                    );
                     let mut wx = x.weights.clone();
                     let mut wy = y.weights.clone();
                     wx.sort_by_key(|w| w.category);
@@ -162,7 +184,10 @@ fn same_tree_and_summaries_as_reference() {
                     assert_eq!(wx.len(), wy.len(), "{name}");
                     for (p, q) in wx.iter().zip(&wy) {
                         assert_eq!((p.category, p.count), (q.category, q.count), "{name}");
-                        assert!(close(p.incl, q.incl) && close(p.excl, q.excl), "{name}: weight {p:?} vs {q:?}");
+                        assert!(
+                            close(p.incl, q.incl) && close(p.excl, q.excl),
+                            "{name}: weight {p:?} vs {q:?}"
+                        );
                     }
                 }
             }
@@ -178,19 +203,42 @@ fn existing_target_is_replaced_whole_and_errors_leave_it_alone() {
     let out = dir.path().join("x.slog2");
     std::fs::write(&out, vec![0xAAu8; 1 << 20]).unwrap();
     let mut w = Slog2Writer::create(&out, WriterOptions::default()).unwrap();
-    w.add_category(Category::new(1, "S", Topology::State, Color::rgba(1, 2, 3, 4), 1)).unwrap();
-    w.add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 1.0))).unwrap();
+    w.add_category(Category::new(
+        1,
+        "S",
+        Topology::State,
+        Color::rgba(1, 2, 3, 4),
+        1,
+    ))
+    .unwrap();
+    w.add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 1.0)))
+        .unwrap();
     // Out of order: rejected, nothing written yet.
-    let e = w.add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 0.5))).unwrap_err();
+    let e = w
+        .add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 0.5)))
+        .unwrap_err();
     assert!(matches!(e, Error::OrderViolation { index: 2, .. }), "{e}");
     drop(w);
-    assert_eq!(std::fs::read(&out).unwrap().len(), 1 << 20, "old file untouched");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    assert_eq!(
+        std::fs::read(&out).unwrap().len(),
+        1 << 20,
+        "old file untouched"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
 
     let mut w = Slog2Writer::create(&out, WriterOptions::default()).unwrap();
-    w.add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 1.0))).unwrap();
+    w.add_drawable(Drawable::Primitive(Primitive::state(1, 0, 0.0, 1.0)))
+        .unwrap();
     let s = w.finish().unwrap();
-    assert_eq!(std::fs::metadata(&out).unwrap().len(), s.bytes, "no stale bytes after the directory");
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().len(),
+        s.bytes,
+        "no stale bytes after the directory"
+    );
     let f = Slog2File::open(&out).unwrap();
     assert_eq!(f.category(1).unwrap().name, "UnknownType-1");
 }

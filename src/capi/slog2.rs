@@ -1018,11 +1018,11 @@ pub unsafe extern "C" fn SLOG2_Get_next_drawable(
         let Some(d) = v.get(pos) else {
             return err(SLOG2_ERR_EOF, "no more drawables");
         };
-        let coords: Vec<f64> = d
-            .primitives()
-            .iter()
-            .flat_map(|p| p.vertices.iter().flat_map(|v| [v.time, v.line as f64]))
-            .collect();
+        let mut coords: Vec<f64> = Vec::with_capacity(2 * nverts(d));
+        for v in d.primitives().iter().flat_map(|p| p.vertices.iter()) {
+            coords.push(v.time);
+            coords.push(v.line as f64);
+        }
         let info: Vec<c_char> = d.info().iter().map(|&b| b as c_char).collect();
         let chk = room_code(
             room(coord_pos, coord_max, coords.len(), coord_base.is_null()),

@@ -1,0 +1,10 @@
+# Run CMD (a list), write its stdout to OUT, and compare OUT with EXPECTED.
+execute_process(COMMAND ${CMD} OUTPUT_FILE ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "command failed (${rc}): ${CMD}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT} ${EXPECTED} RESULT_VARIABLE diff)
+if(NOT diff EQUAL 0)
+  execute_process(COMMAND diff ${EXPECTED} ${OUT})
+  message(FATAL_ERROR "${OUT} differs from ${EXPECTED}")
+endif()

@@ -1,0 +1,17 @@
+# The file written through the SLOG2 C output API prints exactly like the
+# converter's output for the same trace.
+execute_process(COMMAND ${SLOG2} convert ${IN} -o ${WORK}/cli_data.slog2 -q RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "slog2 convert failed")
+endif()
+execute_process(COMMAND ${SLOG2} print ${C_OUT} OUTPUT_FILE ${WORK}/c_data.print RESULT_VARIABLE r1)
+execute_process(COMMAND ${SLOG2} print ${WORK}/cli_data.slog2 OUTPUT_FILE ${WORK}/cli_data.print RESULT_VARIABLE r2)
+execute_process(COMMAND ${SLOG2} check ${C_OUT} RESULT_VARIABLE r3)
+if(NOT (r1 EQUAL 0 AND r2 EQUAL 0 AND r3 EQUAL 0))
+  message(FATAL_ERROR "slog2 print/check failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/c_data.print ${WORK}/cli_data.print RESULT_VARIABLE diff)
+if(NOT diff EQUAL 0)
+  execute_process(COMMAND diff ${WORK}/cli_data.print ${WORK}/c_data.print)
+  message(FATAL_ERROR "the C API's file differs from the converter's")
+endif()
