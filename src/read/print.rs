@@ -62,8 +62,14 @@ pub fn category_text(c: &Category, used: bool) -> String {
     } else {
         format!("info_fmt=< {} >, ", info_fmt(&c.info))
     };
+    let meth = if c.methods.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = c.methods.iter().map(|&x| method_name(x)).collect();
+        format!("methods=< {} >, ", names.join(" "))
+    };
     format!(
-        "Category[ index={}, name={}, topo={}, color=({},{},{},{},{}), isUsed={used}, width={}, {fmt}vis={}, search={}, ratios={},{}, count={} ]",
+        "Category[ index={}, name={}, topo={}, color=({},{},{},{},{}), isUsed={used}, width={}, {fmt}{meth}vis={}, search={}, ratios={},{}, count={} ]",
         c.index,
         c.name,
         c.topology.name(),
