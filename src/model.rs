@@ -277,6 +277,29 @@ impl Category {
         Category::new(topology.preview_index(), name, topology, color, 5)
     }
 
+    /// The placeholder the reference invents for an undefined index
+    /// (`UnknownType-<index>`, State, width 1). Its colour comes from a small
+    /// fixed palette keyed by the index (the reference takes the "next" colour
+    /// of its palette, which depends on discovery order; only determinism matters).
+    pub fn placeholder(index: i32) -> Self {
+        const PALETTE: [(u8, u8, u8); 6] = [
+            (255, 0, 0),
+            (0, 0, 255),
+            (0, 255, 0),
+            (255, 0, 255),
+            (0, 255, 255),
+            (255, 255, 0),
+        ];
+        let (r, g, b) = PALETTE[index.rem_euclid(PALETTE.len() as i32) as usize];
+        Category::new(
+            index,
+            format!("UnknownType-{index}"),
+            Topology::State,
+            Color::rgba(r, g, b, 255),
+            1,
+        )
+    }
+
     pub fn is_preview(&self) -> bool {
         self.index < 0
     }

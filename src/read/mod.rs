@@ -551,24 +551,7 @@ impl Slog2File {
 
 /// The placeholder category the reference invents for an undefined index.
 pub fn unknown_category(index: i32) -> Category {
-    // A small fixed palette (the reference takes the "next" colour of its own
-    // palette, which depends on discovery order; only determinism matters).
-    const PALETTE: [(u8, u8, u8); 6] = [
-        (255, 0, 0),
-        (0, 0, 255),
-        (0, 255, 0),
-        (255, 0, 255),
-        (0, 255, 255),
-        (255, 255, 0),
-    ];
-    let (r, g, b) = PALETTE[index.rem_euclid(PALETTE.len() as i32) as usize];
-    Category::new(
-        index,
-        format!("UnknownType-{index}"),
-        Topology::State,
-        Color::rgba(r, g, b, 255),
-        1,
-    )
+    Category::placeholder(index)
 }
 
 fn keyed_cmp(a: &(TimeBox, Drawable), b: &(TimeBox, Drawable)) -> std::cmp::Ordering {

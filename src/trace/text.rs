@@ -98,17 +98,7 @@ impl TextSource {
 
     fn parse_primitive_line(&self) -> Result<TracePrimitive> {
         let mut c = self.cursor();
-        c.skip_token();
-        c.ws();
-        c.lit("TimeBBox(")?;
-        let start = c.double()?;
-        c.lit(",")?;
-        let end = c.double()?;
-        c.lit(")")?;
-        c.ws();
-        c.lit("Category=")?;
-        let category = c.int()?;
-        c.ws();
+        let (stated, category) = c.drawable_head()?;
         let mut vertices = Vec::with_capacity(2);
         while c.peek() == Some(b'(') {
             c.p += 1;
@@ -124,7 +114,7 @@ impl TextSource {
         }
         let info = self.info(&mut c, category)?;
         Ok(TracePrimitive {
-            stated: TimeBox::new(start, end),
+            stated,
             primitive: Primitive::new(category, vertices, info),
         })
     }
@@ -335,17 +325,7 @@ impl TextSource {
     fn parse_composite(&mut self) -> Result<TraceComposite> {
         let (stated, category, n, info) = {
             let mut c = self.cursor();
-            c.skip_token();
-            c.ws();
-            c.lit("TimeBBox(")?;
-            let start = c.double()?;
-            c.lit(",")?;
-            let end = c.double()?;
-            c.lit(")")?;
-            c.ws();
-            c.lit("Category=")?;
-            let category = c.int()?;
-            c.ws();
+            let (stated, category) = c.drawable_head()?;
             c.lit("NumPrimes=")?;
             let n_at = c.p;
             let n = c.int()?;
@@ -357,7 +337,7 @@ impl TextSource {
             }
             c.ws();
             let info = self.info(&mut c, category)?;
-            (TimeBox::new(start, end), category, n as usize, info)
+            (stated, category, n as usize, info)
         };
         let header_line = self.line_no;
         let mut members = Vec::with_capacity(n);
@@ -569,6 +549,22 @@ impl<'a> Cur<'a> {
             },
             detail: detail.to_string(),
         }
+    }
+
+    /// `KIND[ TimeBBox(start,end) Category=N ` — the head of a primitive or composite line.
+    fn drawable_head(&mut self) -> Result<(TimeBox, i32)> {
+        self.skip_token();
+        self.ws();
+        self.lit("TimeBBox(")?;
+        let start = self.double()?;
+        self.lit(",")?;
+        let end = self.double()?;
+        self.lit(")")?;
+        self.ws();
+        self.lit("Category=")?;
+        let category = self.int()?;
+        self.ws();
+        Ok((TimeBox::new(start, end), category))
     }
 
     fn peek(&self) -> Option<u8> {

@@ -115,7 +115,6 @@ pub struct Slog2Writer {
     last_end: Option<f64>,
     summary: WriteSummary,
     scratch: Vec<u8>,
-    unknown_palette: usize,
 }
 
 impl Slog2Writer {
@@ -173,7 +172,6 @@ impl Slog2Writer {
             last_end: None,
             summary: WriteSummary::default(),
             scratch: Vec::new(),
-            unknown_palette: 0,
         })
     }
 
@@ -234,25 +232,7 @@ impl Slog2Writer {
             return c.topology;
         }
         // Like the reference: invent a placeholder category.
-        const PALETTE: [(u8, u8, u8); 8] = [
-            (255, 0, 0),
-            (0, 255, 0),
-            (0, 0, 255),
-            (255, 255, 0),
-            (255, 0, 255),
-            (0, 255, 255),
-            (255, 165, 0),
-            (160, 32, 240),
-        ];
-        let (r, g, b) = PALETTE[self.unknown_palette % PALETTE.len()];
-        self.unknown_palette += 1;
-        let c = Category::new(
-            category,
-            format!("UnknownType-{category}"),
-            Topology::State,
-            Color::rgba(r, g, b, 255),
-            1,
-        );
+        let c = Category::placeholder(category);
         self.categories.insert(category, (c, true));
         self.category_order.push(category);
         Topology::State
