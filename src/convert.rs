@@ -168,7 +168,7 @@ enum Item {
     Drawable(Drawable),
 }
 
-const BATCH: usize = 4096;
+const BATCH: usize = 1024;
 const WRITER_STOPPED: &str = "the writer stopped";
 
 /// Convert everything `source` yields into `out`.
@@ -188,7 +188,7 @@ pub fn convert(
 ) -> Result<ConvertSummary> {
     let t0 = Instant::now();
     let mut w = Slog2Writer::create(out, opts.writer)?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(8);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(4);
     let writer = std::thread::Builder::new()
         .name("slog2-writer".into())
         .spawn(move || -> Result<WriteSummary> {

@@ -10,11 +10,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-// The converter allocates two small buffers per drawable; mimalloc makes that
-// markedly cheaper than glibc malloc (see BENCHMARKS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
 use slog2::model::{Drawable, Shadow};
 use slog2::read::Slog2File;
