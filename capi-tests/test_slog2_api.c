@@ -242,6 +242,19 @@ int main(int argc, char **argv) {
     CHECK_EQ(SLOG2_Write_drawable_object(w, 1.0, 2.0, 1, 2, tt, 2, yy, 0, NULL), SLOG2_OK);
     SLOG2_Treedir_node right = {0, 0, 1.0, 2.0, 0, 0, -1, -1, -1};
     CHECK_EQ(SLOG2_Write_dir(w, &right, 1), SLOG2_OK);
+    /* The draft's coordinate class: a one-column y-map. */
+    int in_lines[2] = {0, 1}, out_vals[2] = {10, 11};
+    const char *clabel[1] = {"node"};
+    CHECK_EQ(SLOG2_Write_coord_class(w, "Nodes", 2, in_lines, out_vals, clabel), SLOG2_OK);
+    CHECK_EQ(SLOG2_Write_coord_class(w, "Nodes", 0, in_lines, out_vals, clabel), SLOG2_ERR_BAD_ARG);
+    CHECK_EQ(SLOG2_Close(&w), SLOG2_OK);
+    CHECK_EQ(SLOG2_Open(bad_out, 'r', &w), SLOG2_OK);
+    CHECK_EQ(SLOG2_Get_ycoordmap_count(w, &nmaps), SLOG2_OK);
+    CHECK_EQ(nmaps, 2);
+    ep = 0;
+    CHECK_EQ(SLOG2_Get_ycoordmap(w, 0, title, 64, &nr, &ncol, &ne, e, &ep, 64), SLOG2_OK);
+    CHECK(strcmp(title, "Nodes") == 0);
+    CHECK_EQ(e[3], 11);
     CHECK_EQ(SLOG2_Close(&w), SLOG2_OK);
     remove(bad_out);
     /* No drawables: no file. */
