@@ -372,6 +372,18 @@ pub unsafe extern "C" fn SLOG2_Write_header_ex(
     })
 }
 
+/// Run one writer call, translating its result.
+fn with_writer(
+    w: &mut WriterState,
+    f: impl FnOnce(&mut Slog2Writer) -> crate::Result<()>,
+) -> c_int {
+    match w.writer.as_mut().map(f) {
+        Some(Ok(())) => SLOG2_OK,
+        Some(Err(e)) => fail(e),
+        None => err(SLOG2_ERR_STATE, "the writer was not created"),
+    }
+}
+
 fn add_category(
     w: &mut WriterState,
     head: &SLOG2_Category_head_t,
@@ -411,11 +423,7 @@ fn add_category(
     };
     c.methods = methods;
     w.started = true;
-    match w.writer.as_mut().map(|wr| wr.add_category(c)) {
-        Some(Ok(())) => SLOG2_OK,
-        Some(Err(e)) => fail(e),
-        None => err(SLOG2_ERR_STATE, "writer gone"),
-    }
+    with_writer(w, |wr| wr.add_category(c))
 }
 
 /// Define a category. `category_text` holds `category_text_length` bytes: the
@@ -506,11 +514,7 @@ pub unsafe extern "C" fn SLOG2_Write_category_ex(
 }
 
 fn add_map(w: &mut WriterState, m: YCoordMap) -> c_int {
-    match w.writer.as_mut().map(|wr| wr.add_ycoordmap(m)) {
-        Some(Ok(())) => SLOG2_OK,
-        Some(Err(e)) => fail(e),
-        None => err(SLOG2_ERR_STATE, "writer gone"),
-    }
+    with_writer(w, |wr| wr.add_ycoordmap(m))
 }
 
 /// A one-column y-coordinate map named `class_name`: line `in_coord_val[i]`
@@ -611,11 +615,7 @@ fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> c_int {
         );
     }
     w.started = true;
-    match w.writer.as_mut().map(|wr| wr.add_drawable(d)) {
-        Some(Ok(())) => SLOG2_OK,
-        Some(Err(e)) => fail(e),
-        None => err(SLOG2_ERR_STATE, "writer gone"),
-    }
+    with_writer(w, |wr| wr.add_drawable(d))
 }
 
 /// Add a primitive: `nt_coords` vertex times and as many line IDs
