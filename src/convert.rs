@@ -290,6 +290,7 @@ fn read_source(
                 progress(p);
             }
         }
+        let vend = drawable.time_box().end;
         let mut problem: Option<Error> = None;
         if let Err(detail) = check_drawable(stated, &drawable, &member_boxes) {
             problem = Some(Error::InvalidDrawable {
@@ -304,21 +305,20 @@ fn read_source(
                 prev_end,
                 location: String::new(),
             });
-        } else if drawable.time_box().end < max_vend && !warn_mode {
+        } else if vend < max_vend && !warn_mode {
             // Stated box fine but the vertices end earlier than the previous
             // drawable: the tree cannot place it either.
             problem = Some(Error::InvalidDrawable {
                 index,
                 detail: format!(
                     "its vertices end at {} but an earlier drawable's vertices end at {}",
-                    drawable.time_box().end,
-                    max_vend
+                    vend, max_vend
                 ),
                 location: String::new(),
             });
         }
         prev_end = stated.end;
-        max_vend = max_vend.max(drawable.time_box().end);
+        max_vend = max_vend.max(vend);
         if let Some(e) = problem {
             let e = located(e, &source.location());
             if !warn_mode {

@@ -17,7 +17,6 @@
 //! Lines are read one at a time into a reused buffer, so memory does not
 //! depend on the file size.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -35,7 +34,7 @@ pub struct TextSource {
     record_line: usize,
     bytes_read: u64,
     total_bytes: Option<u64>,
-    formats: HashMap<i32, InfoFormat>,
+    formats: rustc_hash::FxHashMap<i32, InfoFormat>,
 }
 
 impl TextSource {
@@ -60,7 +59,7 @@ impl TextSource {
             record_line: 0,
             bytes_read: 0,
             total_bytes: None,
-            formats: HashMap::new(),
+            formats: Default::default(),
         }
     }
 
