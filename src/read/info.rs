@@ -271,82 +271,14 @@ pub fn format_info(cat: Option<&Category>, info: &[u8]) -> String {
 }
 
 // ---------------------------------------------------------------------------
-// Java number text. `crate::javafmt` owns the canonical implementation; until
-// it lands this private fallback formats the shortest round-trip digits the
-// way Java's Double/Float.toString lays them out (plain for 1e-3 <= |v| < 1e7,
-// otherwise `d.dddE±n`).
+// Java number text: Java 17's Double/Float.toString (see `crate::javafmt`).
 
 pub(crate) fn java_double(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    java_layout(&format!("{v:e}"), v.abs())
+    crate::javafmt::java_double(v)
 }
 
 pub(crate) fn java_float(v: f32) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    java_layout(&format!("{v:e}"), v.abs() as f64)
-}
-
-/// `sci` is Rust's shortest `{:e}` text, e.g. `-1.35e-6`, `0e0`.
-fn java_layout(sci: &str, abs: f64) -> String {
-    let (neg, body) = match sci.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, sci),
-    };
-    let (mant, exp) = body.split_once('e').unwrap_or((body, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = if digits.is_empty() {
-        "0".to_string()
-    } else {
-        digits
-    };
-    let mut out = String::new();
-    if neg {
-        out.push('-');
-    }
-    if abs == 0.0 {
-        out.push_str("0.0");
-        return out;
-    }
-    if (1e-3..1e7).contains(&abs) {
-        if exp >= 0 {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                out.push_str(&"0".repeat(int_len - digits.len()));
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        } else {
-            out.push_str("0.");
-            out.push_str(&"0".repeat((-exp - 1) as usize));
-            out.push_str(&digits);
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        out.push('.');
-        if digits.len() > 1 {
-            out.push_str(&digits[1..]);
-        } else {
-            out.push('0');
-        }
-        out.push('E');
-        out.push_str(&exp.to_string());
-    }
-    out
+    crate::javafmt::java_float(v)
 }
 
 #[cfg(test)]
