@@ -1,23 +1,73 @@
 #!/usr/bin/env bash
-# Install libslog2 into PREFIX (the one documented install step):
+# Build libslog2 and install it into PREFIX -- the one documented install step.
+#
+#   scripts/install.sh PREFIX
+#
+# Runs `cargo build --release` in the repository root, then lays out
 #   PREFIX/lib/libslog2.so, PREFIX/lib/libslog2.a
-#   PREFIX/include/trace_API.h, PREFIX/include/slog2.h
+#   PREFIX/include/*.h                 (every header in include/: trace_API.h, slog2.h)
 #   PREFIX/lib/cmake/slog2/slog2Config.cmake, slog2ConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/slog2.pc
-#   PREFIX/bin/slog2
+#   PREFIX/bin/slog2                   (the command-line tool)
+# with the version from Cargo.toml. libslog2.so is installed as cargo builds
+# it (no SONAME; the CMake package links it as -lslog2). Afterwards:
+#   cmake ... -DCMAKE_PREFIX_PATH=PREFIX      find_package(slog2 CONFIG REQUIRED)
+#   PKG_CONFIG_PATH=PREFIX/lib/pkgconfig pkg-config --cflags --libs slog2
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
-cd "$(dirname "$0")/.."
+
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: $0 PREFIX" >&2
+  exit 2
+fi
+root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$1"
 prefix=$(cd "$1" && pwd)
-version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' Cargo.toml | head -n1)
-cargo build --release --quiet
-mkdir -p "$prefix/lib/cmake/slog2" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
-install -m 755 target/release/libslog2.so "$prefix/lib/"
-install -m 644 target/release/libslog2.a "$prefix/lib/"
-install -m 644 include/trace_API.h include/slog2.h "$prefix/include/"
-install -m 755 target/release/slog2 "$prefix/bin/"
-sed "s|@VERSION@|$version|g" cmake/slog2Config.cmake.in > "$prefix/lib/cmake/slog2/slog2Config.cmake"
-sed "s|@VERSION@|$version|g" cmake/slog2ConfigVersion.cmake.in > "$prefix/lib/cmake/slog2/slog2ConfigVersion.cmake"
-sed -e "s|@VERSION@|$version|g" -e "s|@PREFIX@|$prefix|g" cmake/slog2.pc.in > "$prefix/lib/pkgconfig/slog2.pc"
+cd "$root"
+
+# The package version: the first `version = "..."` of the [package] table.
+version=$(awk '
+  /^\[/ { in_pkg = ($0 ~ /^\[package\][ \t]*$/) }
+  in_pkg && /^[ \t]*version[ \t]*=/ { if (match($0, /"[^"]*"/)) { print substr($0, RSTART + 1, RLENGTH - 2); exit } }
+' Cargo.toml)
+if ! [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]]; then
+  echo "error: cannot read the package version from Cargo.toml (got '$version')" >&2
+  exit 1
+fi
+
+cargo build --release
+
+release="$root/target/release"
+for f in libslog2.so libslog2.a slog2; do
+  [ -f "$release/$f" ] || { echo "error: $release/$f was not built" >&2; exit 1; }
+done
+headers=(include/*.h)
+[ -e "${headers[0]}" ] || { echo "error: no headers in include/" >&2; exit 1; }
+
+# System libraries a Rust staticlib needs on Linux (rustc --print
+# native-static-libs: -ldl -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc).
+static_libs="pthread;dl;m;rt;util;gcc_s"
+static_flags="-lpthread -ldl -lm -lrt -lutil -lgcc_s"
+sizeof_void_p=$(( $(getconf LONG_BIT) / 8 ))
+
+install -d "$prefix/lib/cmake/slog2" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
+install -m 755 "$release/libslog2.so" "$prefix/lib/libslog2.so"
+install -m 644 "$release/libslog2.a" "$prefix/lib/libslog2.a"
+install -m 644 "${headers[@]}" "$prefix/include/"
+install -m 755 "$release/slog2" "$prefix/bin/slog2"
+
+subst() { # TEMPLATE OUTPUT
+  sed -e "s|@VERSION@|$version|g" -e "s|@PREFIX@|$prefix|g" -e "s|@STATIC_LIBS@|$static_libs|g" \
+      -e "s|@STATIC_LIBS_FLAGS@|$static_flags|g" -e "s|@SIZEOF_VOID_P@|$sizeof_void_p|g" "$1" > "$2.tmp"
+  if grep -q '@[A-Z_]*@' "$2.tmp"; then
+    echo "error: unreplaced placeholder in $2: $(grep -o '@[A-Z_]*@' "$2.tmp" | head -n1)" >&2
+    rm -f "$2.tmp"
+    exit 1
+  fi
+  chmod 644 "$2.tmp"
+  mv "$2.tmp" "$2"
+}
+subst cmake/slog2Config.cmake.in "$prefix/lib/cmake/slog2/slog2Config.cmake"
+subst cmake/slog2ConfigVersion.cmake.in "$prefix/lib/cmake/slog2/slog2ConfigVersion.cmake"
+subst cmake/slog2.pc.in "$prefix/lib/pkgconfig/slog2.pc"
+
 echo "installed slog2 $version into $prefix"

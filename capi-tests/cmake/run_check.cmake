@@ -1,0 +1,76 @@
+# Run one command and check what it did (CTest helper, see ../CMakeLists.txt).
+#
+#   cmake [-DEXPECT_RC=N] [-DEXPECT_STDOUT=FILE] [-DSTDOUT_REGEX=RE]
+#         [-DSTDOUT_NOT_REGEX=RE] [-DSTDERR_REGEX=RE] [-DSTDOUT_EMPTY=ON]
+#         [-DOUT=FILE] -P run_check.cmake -- COMMAND [ARG...]
+#
+# EXPECT_RC      required exit status (default 0)
+# EXPECT_STDOUT  stdout must equal this file byte for byte (a diff is shown if not)
+# STDOUT_REGEX, STDERR_REGEX, STDOUT_NOT_REGEX   CMake regular expressions
+#                ('.' also matches a line end)
+# STDOUT_EMPTY   stdout must be empty
+# OUT            where to keep stdout (default: a file next to the test's build dir)
+# The command is everything after "--", passed through unchanged. Its stdout
+# and stderr are echoed when a check fails.
+
+set(cmd "")
+set(after_dashes FALSE)
+math(EXPR last "${CMAKE_ARGC} - 1")
+foreach(i RANGE ${last})
+  if(after_dashes)
+    list(APPEND cmd "${CMAKE_ARGV${i}}")
+  elseif(CMAKE_ARGV${i} STREQUAL "--")
+    set(after_dashes TRUE)
+  endif()
+endforeach()
+if(NOT cmd)
+  message(FATAL_ERROR "run_check.cmake: no command after --")
+endif()
+if(NOT DEFINED EXPECT_RC)
+  set(EXPECT_RC 0)
+endif()
+if(NOT OUT)
+  string(MAKE_C_IDENTIFIER "${cmd}" id)
+  string(SUBSTRING "${id}" 0 80 id)
+  set(OUT "${CMAKE_CURRENT_BINARY_DIR}/run_check_${id}.out")
+endif()
+
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(WRITE "${OUT}" "${out}")
+
+set(problems "")
+if(NOT rc STREQUAL "${EXPECT_RC}")
+  list(APPEND problems "exit status ${rc}, expected ${EXPECT_RC}")
+endif()
+if(EXPECT_STDOUT)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${OUT}" "${EXPECT_STDOUT}" RESULT_VARIABLE differ)
+  if(NOT differ EQUAL 0)
+    list(APPEND problems "stdout (${OUT}) differs from ${EXPECT_STDOUT}")
+    find_program(DIFF diff)
+    if(DIFF)
+      execute_process(COMMAND ${DIFF} -u "${EXPECT_STDOUT}" "${OUT}")
+    endif()
+  endif()
+endif()
+if(DEFINED STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
+  list(APPEND problems "stdout does not match '${STDOUT_REGEX}'")
+endif()
+if(DEFINED STDOUT_NOT_REGEX AND out MATCHES "${STDOUT_NOT_REGEX}")
+  list(APPEND problems "stdout matches '${STDOUT_NOT_REGEX}'")
+endif()
+if(DEFINED STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
+  list(APPEND problems "stderr does not match '${STDERR_REGEX}'")
+endif()
+if(STDOUT_EMPTY AND NOT out STREQUAL "")
+  list(APPEND problems "stdout is not empty")
+endif()
+
+if(problems)
+  string(REPLACE ";" " " shown "${cmd}")
+  string(REPLACE ";" "\n  " problems "${problems}")
+  if(NOT EXPECT_STDOUT)
+    message("---- stdout\n${out}")
+  endif()
+  message("---- stderr\n${err}")
+  message(FATAL_ERROR "${shown}\n  ${problems}")
+endif()
