@@ -9,9 +9,12 @@ of the reference's 1M-drawable benchmark trace, which was mostly states):
 75 % states of five MPI-like categories (a fifth of them, category Compute, with
 `AA=%d BB=%d` payloads), 12 % messages to the next or previous rank carrying
 `msg_tag=%d, msg_size=%d` payloads, 12 % long "Phase" states that enclose
-the others on their rank, and 1 % composites of two states. Times are printed
-with microsecond-and-below precision like the slog2sdk samples. Deterministic for a given seed; streams its output, so 10M
-drawables need no more memory than 10. Used for the conversion benchmarks in
+the others on their rank (nesting), and 1 % composites of two states. Every
+TimeBBox equals its vertex envelope, times are never negative and are printed
+with 0.1 microsecond precision like the slog2sdk samples, and drawables come
+in non-decreasing end time. Deterministic for a given seed; streams its
+output, so 10M drawables need no more memory than 10 (about 4 s per million
+drawables with CPython 3). Used for the conversion benchmarks in
 BENCHMARKS.md and for the bundled example (examples/demo.txt).
 """
 import argparse
@@ -46,7 +49,7 @@ def main():
             r = rnd.random()
             if r < 0.75:
                 cat = 1 + int(rnd.random() * 5)
-                s = t - 1e-6 * (1 + 30 * rnd.random())
+                s = max(0.0, t - 1e-6 * (1 + 30 * rnd.random()))
                 if cat == 1:
                     w("Primitive[ TimeBBox(%.7f,%.7f) Category=1 (%.7f, %d) (%.7f, %d) < AA=%d BB=%d > ]\n"
                       % (s, t, s, rank, t, rank, i % 1000, -(i % 777)))
@@ -55,7 +58,7 @@ def main():
                       % (s, t, cat, s, rank, t, rank))
             elif r < 0.87:
                 dst = (rank + (1 if rnd.random() < 0.5 else ranks - 1)) % ranks
-                s = t - 1e-6 * (0.5 + 8 * rnd.random())
+                s = max(0.0, t - 1e-6 * (0.5 + 8 * rnd.random()))
                 w("Primitive[ TimeBBox(%.7f,%.7f) Category=0 (%.7f, %d) (%.7f, %d) < msg_tag=%d, msg_size=%d > ]\n"
                   % (s, t, s, rank, t, dst, i % 64, (i * 37) % 65536))
             elif r < 0.99 or i + 2 >= a.n:
@@ -64,8 +67,8 @@ def main():
                 outer_start[rank] = t
                 w("Primitive[ TimeBBox(%.7f,%.7f) Category=9 (%.7f, %d) (%.7f, %d) ]\n" % (s, t, s, rank, t, rank))
             else:
-                m = t - 2e-6
-                s = t - 4e-6
+                m = max(0.0, t - 2e-6)
+                s = max(0.0, t - 4e-6)
                 w("Composite[ TimeBBox(%.7f,%.7f) Category=1 NumPrimes=2 < AA=%d BB=%d > ]\n" % (s, t, i, -i))
                 w("Primitive[ TimeBBox(%.7f,%.7f) Category=2 (%.7f, %d) (%.7f, %d) ]\n" % (s, m, s, rank, m, rank))
                 w("Primitive[ TimeBBox(%.7f,%.7f) Category=3 (%.7f, %d) (%.7f, %d) ]\n" % (m, t, m, rank, t, rank))

@@ -4,57 +4,96 @@
 //! fixed-size buffers; we keep its grammar (records start in column 0 with
 //! `Category`, `YCoordMap`, `Primitive` or `Composite`; every other line is a
 //! comment; a space in a pattern matches any run of whitespace, including
-//! none) but check everything: a malformed record is an error naming file,
-//! line and column, never garbage. There are no length limits.
+//! none) but check everything: a malformed record is an
+//! [`Error::Parse`] naming file, 1-based line and column, never garbage.
+//! There are no length limits (lines, names, labels, vertices, columns).
 //!
-//! Info payloads are encoded from the category's label, one value per `%`
-//! token, big-endian (`%d %x` 4 bytes, `%h` 2, `%l %X` 8, `%e` f32, `%E` f64,
-//! `%s` i16 length + bytes), matching the label's literal text with the same
-//! whitespace rule. For labels of two 4-byte tokens (all reference fixtures)
-//! this gives the reference's bytes exactly. Methods in `{ … }` keep every
-//! integer (the reference keeps only the first).
+//! Records come back in file order; nothing is sorted and time order is not
+//! checked here (the converter checks it).
 //!
-//! Lines are read one at a time into a reused buffer, so memory does not
-//! depend on the file size.
+//! Where we are stricter than, or differ from, the reference:
+//!
+//! * Info payloads are encoded from the category's label, one value per `%`
+//!   token, big-endian (`%d %x` 4 bytes, `%h` 2, `%l %X` 8, `%e` f32, `%E`
+//!   f64, `%s` i16 length + bytes), matching the label's literal text with the
+//!   scanf whitespace rule (a whitespace character of the label matches any
+//!   run of whitespace, including none). For labels of two 4-byte tokens (all
+//!   reference fixtures) this gives the reference's bytes exactly. Info that
+//!   does not match the label, info on a category without a label, and info on
+//!   a category not defined yet are errors (the reference produces garbage or
+//!   drops the bytes). `%s` reads a whitespace-free word, as scanf does.
+//! * Methods `{ … }` keep **every** integer (the reference keeps only the
+//!   first: `{ 1 2 }` gives it the single ID 1).
+//! * The colour flag must be `true)` or `false)`; it sets
+//!   [`Color::modifiable`] (the reference ignores it).
+//! * Category indices must be `>= 0` (negative ones are the converter's
+//!   preview categories), colour components 0..=255, the width must fit an
+//!   `i8`, `topo=` must start with `Event`, `State` or `Arrow`.
+//! * A primitive needs at least one vertex (any number is accepted); a
+//!   composite needs `NumPrimes >= 1` and exactly that many following lines,
+//!   each a `Primitive` line (the reference parses whatever comes).
+//! * A y-map needs `Ncolumns >= 2`, `Nrows >= 1`, exactly `Ncolumns - 1`
+//!   column names, exactly `Nrows` rows and `Nmethods` method IDs. Rows are
+//!   returned in file order.
+//! * Doubles: anything `strtod` accepts (decimal with exponent,
+//!   `inf`/`infinity`, `nan`/`nan(…)`, hexadecimal floats `0x1.8p3`);
+//!   integers: optional sign and decimal digits, range-checked.
+//!
+//! Speed: the file is read in large chunks into one reused buffer and each
+//! line is parsed in place (no per-line allocation); numbers are parsed
+//! straight from the bytes (eight digits at a time, exact Clinger fast path
+//! for plain decimals, fast-float2 for the rest).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
+use std::ops::Range;
 use std::path::Path;
 
 use crate::error::{Error, Result, TextLocation};
+
+/// Internal result: a boxed error keeps the hot parsing functions' results
+/// small (returned in registers).
+type PResult<T> = std::result::Result<T, Box<Error>>;
 use crate::model::*;
 use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
 
 /// A trace in the sample text format.
 pub struct TextSource {
     name: String,
-    reader: Box<dyn BufRead + Send>,
-    line: Vec<u8>,
+    lines: Lines,
+    /// The current line, as a range of `lines.buf`.
+    cur: Range<usize>,
     line_no: usize,
     record_line: usize,
     bytes_read: u64,
     total_bytes: Option<u64>,
-    formats: rustc_hash::FxHashMap<i32, InfoFormat>,
+    /// Each defined category's label, prepared for encoding info text.
+    formats: rustc_hash::FxHashMap<i32, InfoPlan>,
 }
 
 impl TextSource {
+    /// Open a file.
     pub fn open(path: &Path) -> Result<Self> {
         let f = File::open(path).map_err(|e| Error::io(path, e))?;
         let total = f.metadata().ok().map(|m| m.len());
-        let mut s = Self::from_reader(
-            &path.display().to_string(),
-            BufReader::with_capacity(1 << 16, f),
-        );
+        let mut s = Self::from_read(&path.display().to_string(), f);
         s.total_bytes = total;
         Ok(s)
     }
 
-    /// Read from any buffered reader; `name` is used in error messages.
+    /// Read from any buffered reader; `name` is used in error messages and
+    /// [`location`](TraceSource::location).
     pub fn from_reader(name: &str, r: impl BufRead + Send + 'static) -> Self {
+        Self::from_read(name, r)
+    }
+
+    /// Read from any reader (it is read in large chunks, so it need not be
+    /// buffered).
+    pub fn from_read(name: &str, r: impl Read + Send + 'static) -> Self {
         TextSource {
             name: name.to_string(),
-            reader: Box::new(r),
-            line: Vec::with_capacity(256),
+            lines: Lines::new(Box::new(r)),
+            cur: 0..0,
             line_no: 0,
             record_line: 0,
             bytes_read: 0,
@@ -63,48 +102,54 @@ impl TextSource {
         }
     }
 
-    /// Parse a whole text (tests, small inputs).
+    /// Parse a text held in memory (tests, small inputs).
     pub fn from_str(name: &str, text: &str) -> Self {
-        Self::from_reader(name, std::io::Cursor::new(text.as_bytes().to_vec()))
+        let mut s = Self::from_read(name, std::io::Cursor::new(text.as_bytes().to_vec()));
+        s.total_bytes = Some(text.len() as u64);
+        s
     }
 
-    /// Next physical line into `self.line` (without the line end); false at EOF.
+    /// Next physical line becomes the current line (without its `\n` or
+    /// `\r\n`); false at EOF.
     fn next_line(&mut self) -> Result<bool> {
-        self.line.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| Error::io(&self.name, e))?;
-        if n == 0 {
-            return Ok(false);
+        match self.lines.next().map_err(|e| Error::io(&self.name, e))? {
+            None => Ok(false),
+            Some((range, consumed)) => {
+                self.cur = range;
+                self.bytes_read += consumed as u64;
+                self.line_no += 1;
+                Ok(true)
+            }
         }
-        self.bytes_read += n as u64;
-        self.line_no += 1;
-        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-            self.line.pop();
-        }
-        Ok(true)
     }
 
     fn cursor(&self) -> Cur<'_> {
         Cur {
-            s: &self.line,
+            s: &self.lines.buf[self.cur.clone()],
             p: 0,
             file: &self.name,
             line: self.line_no,
         }
     }
 
-    fn parse_primitive_line(&self) -> Result<TracePrimitive> {
+    fn parse_primitive_line(&self) -> PResult<TracePrimitive> {
         let mut c = self.cursor();
+        if let Some((stated, category, vertices, p)) = fast_primitive(c.s) {
+            c.p = p;
+            let info = self.info(&mut c, category)?;
+            return Ok(TracePrimitive {
+                stated,
+                primitive: Primitive::new(category, vertices, info),
+            });
+        }
         let (stated, category) = c.drawable_head()?;
         let mut vertices = Vec::with_capacity(2);
         while c.peek() == Some(b'(') {
             c.p += 1;
             let t = c.double()?;
-            c.lit(",")?;
+            c.lit(b",")?;
             let l = c.int()?;
-            c.lit(")")?;
+            c.lit(b")")?;
             c.ws();
             vertices.push(Vertex::new(t, l));
         }
@@ -118,23 +163,32 @@ impl TextSource {
         })
     }
 
-    /// Optional `< TEXT >` after the cursor, encoded with the category's label.
-    fn info(&self, c: &mut Cur, category: i32) -> Result<Vec<u8>> {
-        let Some(open) = find(c.s, c.p, b"< ") else {
+    /// Optional `< TEXT >` after the cursor, encoded with the category's
+    /// label. Only whitespace may come before it (or before the closing `]`
+    /// or the end of the line): anything else would be a vertex or count
+    /// that the reference silently drops, e.g. `(0.1, 0) , (0.2, 0)`.
+    fn info(&self, c: &mut Cur, category: i32) -> PResult<Vec<u8>> {
+        c.ws();
+        if c.peek().is_some_and(|b| b != b'<' && b != b']') {
+            return Err(c.err(
+                "unexpected text: expected a vertex '(time, lineID)', info '< ... >' or ']'",
+            ));
+        }
+        let Some((open, body, close)) = angle(c.s, c.p) else {
+            if let Some(open) = find(c.s, c.p, b"< ") {
+                c.p = open;
+                return Err(c.err("info '< ' has no closing ' >'"));
+            }
             return Ok(Vec::new());
-        };
-        let body = open + 2;
-        let Some(close) = find(c.s, body, b" >") else {
-            c.p = open;
-            return Err(c.err("info '< ' has no closing ' >'"));
         };
         c.p = open;
         let Some(fmt) = self.formats.get(&category) else {
             return Err(c.err(&format!(
-                "info given but category {category} is not defined yet (define categories before the drawables that use them)"
+                "info given but category {category} is not defined yet \
+                 (define categories before the drawables that use them)"
             )));
         };
-        if fmt.is_empty() {
+        if fmt.fmt.is_empty() {
             return Err(c.err(&format!(
                 "info given but category {category} has no label to encode it with"
             )));
@@ -142,22 +196,25 @@ impl TextSource {
         encode_info(fmt, &c.s[..close], body, c)
     }
 
-    fn parse_category(&mut self) -> Result<Category> {
+    fn parse_category(&mut self) -> PResult<Category> {
         let mut c = self.cursor();
         c.skip_token();
         c.ws();
-        c.lit("index=")?;
+        c.lit(b"index=")?;
         let index_at = c.p;
         let index = c.int()?;
         if index < 0 {
             c.p = index_at;
-            return Err(c.err("category index must be >= 0 (negative indices are reserved for preview categories)"));
+            return Err(c.err(
+                "category index must be >= 0 (negative indices are reserved for preview categories)",
+            ));
         }
         c.ws();
-        c.lit("name=")?;
+        c.lit(b"name=")?;
         let name = String::from_utf8_lossy(c.name()?).into_owned();
         c.ws();
-        c.lit("topo=")?;
+        c.lit(b"topo=")?;
+        c.ws();
         let topo_at = c.p;
         let topo = c.name()?;
         let topology = match topo.get(..5) {
@@ -173,53 +230,58 @@ impl TextSource {
             }
         };
         c.ws();
-        c.lit("color=(")?;
+        c.lit(b"color=(")?;
         let mut rgba = [0u8; 4];
-        for (i, v) in rgba.iter_mut().enumerate() {
+        for v in rgba.iter_mut() {
+            c.ws();
             let at = c.p;
             let x = c.int()?;
             *v = u8::try_from(x).map_err(|_| {
                 c.p = at;
                 c.err(&format!("colour component {x} is outside 0..255"))
             })?;
-            if i < 3 {
-                c.lit(",")?;
-            }
+            c.lit(b",")?;
         }
-        c.lit(",")?;
-        let flag = c.name()?;
-        let modifiable = !flag.starts_with(b"false");
         c.ws();
-        c.lit("width=")?;
+        let flag_at = c.p;
+        let modifiable = match c.name()? {
+            b"true)" => true,
+            b"false)" => false,
+            other => {
+                c.p = flag_at;
+                return Err(c.err(&format!(
+                    "expected the colour flag 'true)' or 'false)', found {:?}",
+                    String::from_utf8_lossy(other)
+                )));
+            }
+        };
+        c.ws();
+        c.lit(b"width=")?;
+        c.ws();
         let wat = c.p;
         let w = c.int()?;
         let width = i8::try_from(w).map_err(|_| {
             c.p = wat;
-            c.err(&format!("width {w} does not fit one signed byte"))
+            c.err(&format!(
+                "width {w} does not fit one signed byte (-128..127)"
+            ))
         })?;
-        let mut label = String::new();
-        let mut after = c.p;
-        if let Some(open) = find(c.s, c.p, b"< ") {
-            let Some(close) = find(c.s, open + 2, b" >") else {
-                c.p = open;
-                return Err(c.err("label '< ' has no closing ' >'"));
-            };
-            label = String::from_utf8_lossy(&c.s[open + 2..close]).into_owned();
-            after = close + 2;
-        }
-        let info = InfoFormat::parse(&label).map_err(|e| {
-            c.p = after;
-            c.err(&e)
-        })?;
-        for &t in &info.tokens {
-            if !INFO_TOKENS.contains(&t) {
+        let mut info = InfoFormat::default();
+        if let Some((_, body, close)) = angle(c.s, c.p) {
+            let label = String::from_utf8_lossy(&c.s[body..close]).into_owned();
+            c.p = body;
+            info = InfoFormat::parse(&label).map_err(|e| c.err(&e))?;
+            if let Some(&t) = info.tokens.iter().find(|t| !INFO_TOKENS.contains(t)) {
                 return Err(c.err(&format!(
-                    "label token '%{}' is not one of %d %h %l %x %X %e %E %s",
+                    "label {label:?}: token '%{}' is not one of %d %h %l %x %X %e %E %s",
                     t as char
                 )));
             }
+            c.p = close + 2;
+        } else if let Some(open) = find(c.s, c.p, b"< ") {
+            c.p = open;
+            return Err(c.err("label '< ' has no closing ' >'"));
         }
-        c.p = after;
         let methods = braces(&mut c)?.unwrap_or_default();
         let mut cat = Category::new(
             index,
@@ -233,23 +295,26 @@ impl TextSource {
         );
         cat.info = info;
         cat.methods = methods;
-        self.formats.insert(index, cat.info.clone());
+        self.formats.insert(index, InfoPlan::new(&cat.info));
         Ok(cat)
     }
 
-    fn parse_ycoordmap(&self) -> Result<YCoordMap> {
+    fn parse_ycoordmap(&self) -> PResult<YCoordMap> {
         let mut c = self.cursor();
         c.skip_token();
         c.ws();
-        c.lit("Nrows=")?;
+        c.lit(b"Nrows=")?;
+        c.ws();
         let nrows_at = c.p;
         let nrows = c.int()?;
         c.ws();
-        c.lit("Ncolumns=")?;
+        c.lit(b"Ncolumns=")?;
+        c.ws();
         let ncols_at = c.p;
         let ncols = c.int()?;
         c.ws();
-        c.lit("Nmethods=")?;
+        c.lit(b"Nmethods=")?;
+        c.ws();
         let nm_at = c.p;
         let nmethods = c.int()?;
         if ncols < 2 {
@@ -262,22 +327,26 @@ impl TextSource {
             c.p = nrows_at;
             return Err(c.err(&format!("Nrows={nrows}: a y-map needs at least one row")));
         }
+        if nmethods < 0 {
+            c.p = nm_at;
+            return Err(c.err(&format!("Nmethods={nmethods} is negative")));
+        }
         c.ws();
-        c.lit("title=")?;
+        c.lit(b"title=")?;
         let title = String::from_utf8_lossy(c.name()?).into_owned();
         c.ws();
-        c.lit("colnames=<")?;
+        c.lit(b"colnames=<")?;
         let mut column_labels = Vec::new();
         loop {
             c.ws();
-            if c.peek() == Some(b'>') {
-                c.p += 1;
-                break;
+            match c.peek() {
+                Some(b'>') => {
+                    c.p += 1;
+                    break;
+                }
+                None => return Err(c.err("column names '<' have no closing '>'")),
+                _ => column_labels.push(String::from_utf8_lossy(c.name()?).into_owned()),
             }
-            if c.peek().is_none() {
-                return Err(c.err("column names '<' have no closing '>'"));
-            }
-            column_labels.push(String::from_utf8_lossy(c.name()?).into_owned());
         }
         if column_labels.len() != ncols as usize - 1 {
             return Err(c.err(&format!(
@@ -286,12 +355,12 @@ impl TextSource {
                 ncols - 1
             )));
         }
-        let mut rows = Vec::with_capacity(nrows as usize);
+        let mut rows = Vec::with_capacity((nrows as usize).min(1 << 16));
         for r in 0..nrows {
             c.ws();
             if c.peek() != Some(b'(') {
                 return Err(c.err(&format!(
-                    "expected row {} of {nrows} '( lineID values... )'",
+                    "expected row {} of Nrows={nrows}: '( lineID value... )' with {ncols} integers",
                     r + 1
                 )));
             }
@@ -302,11 +371,21 @@ impl TextSource {
                 vals.push(c.int()?);
             }
             c.ws();
-            c.lit(")")?;
+            if c.peek() != Some(b')') {
+                return Err(c.err(&format!(
+                    "expected ')' closing row {} (Ncolumns={ncols} integers per row)",
+                    r + 1
+                )));
+            }
+            c.p += 1;
             rows.push((line, vals));
         }
+        c.ws();
+        if c.peek() == Some(b'(') {
+            return Err(c.err(&format!("more rows than Nrows={nrows}")));
+        }
         let methods = braces(&mut c)?.unwrap_or_default();
-        if methods.len() != nmethods.max(0) as usize {
+        if methods.len() != nmethods as usize {
             c.p = nm_at;
             return Err(c.err(&format!(
                 "Nmethods={nmethods} but {} method ID(s) follow in '{{ }}'",
@@ -321,11 +400,12 @@ impl TextSource {
         })
     }
 
-    fn parse_composite(&mut self) -> Result<TraceComposite> {
+    fn parse_composite(&mut self) -> PResult<TraceComposite> {
         let (stated, category, n, info) = {
             let mut c = self.cursor();
             let (stated, category) = c.drawable_head()?;
-            c.lit("NumPrimes=")?;
+            c.lit(b"NumPrimes=")?;
+            c.ws();
             let n_at = c.p;
             let n = c.int()?;
             if n < 1 {
@@ -339,25 +419,27 @@ impl TextSource {
             (stated, category, n as usize, info)
         };
         let header_line = self.line_no;
-        let mut members = Vec::with_capacity(n);
-        let mut member_boxes = Vec::with_capacity(n);
+        let mut members = Vec::with_capacity(n.min(1 << 16));
+        let mut member_boxes = Vec::with_capacity(n.min(1 << 16));
         for i in 0..n {
-            if !self.next_line()? {
-                return Err(Error::Parse {
+            if !self.next_line().map_err(Box::new)? {
+                return Err(Box::new(Error::Parse {
                     loc: TextLocation {
                         file: self.name.clone(),
                         line: self.line_no + 1,
                         column: 1,
                     },
                     detail: format!(
-                        "end of file inside the composite of line {header_line}: member {} of {n} missing",
+                        "end of file inside the composite of line {header_line}: \
+                         member {} of NumPrimes={n} missing",
                         i + 1
                     ),
-                });
+                }));
             }
-            if !self.line.starts_with(b"Primitive") {
+            if !self.cursor().s.starts_with(b"Primitive") {
                 return Err(self.cursor().err(&format!(
-                    "composite of line {header_line} needs {n} member lines; member {} of {n} is not a Primitive line",
+                    "the composite of line {header_line} needs {n} member lines; \
+                     member {} of {n} is not a Primitive line",
                     i + 1
                 )));
             }
@@ -384,37 +466,149 @@ impl TraceSource for TextSource {
                 return Ok(None);
             }
             self.record_line = self.line_no;
-            let l = &self.line;
-            if l.starts_with(b"Primitive") {
-                return Ok(Some(Record::Primitive(self.parse_primitive_line()?)));
-            } else if l.starts_with(b"Category") {
-                return Ok(Some(Record::Category(self.parse_category()?)));
-            } else if l.starts_with(b"Composite") {
-                return Ok(Some(Record::Composite(self.parse_composite()?)));
-            } else if l.starts_with(b"YCoordMap") {
-                return Ok(Some(Record::YCoordMap(self.parse_ycoordmap()?)));
+            let l = &self.lines.buf[self.cur.clone()];
+            match l.first() {
+                Some(b'P') if l.starts_with(b"Primitive") => {
+                    return Ok(Some(Record::Primitive(
+                        self.parse_primitive_line().map_err(|e| *e)?,
+                    )))
+                }
+                Some(b'C') if l.starts_with(b"Category") => {
+                    return Ok(Some(Record::Category(
+                        self.parse_category().map_err(|e| *e)?,
+                    )))
+                }
+                Some(b'C') if l.starts_with(b"Composite") => {
+                    return Ok(Some(Record::Composite(
+                        self.parse_composite().map_err(|e| *e)?,
+                    )))
+                }
+                Some(b'Y') if l.starts_with(b"YCoordMap") => {
+                    return Ok(Some(Record::YCoordMap(
+                        self.parse_ycoordmap().map_err(|e| *e)?,
+                    )))
+                }
+                _ => {}
             }
         }
     }
 
+    /// `FILE:LINE` of the last record returned (a composite: its header line).
     fn location(&self) -> String {
         format!("{}:{}", self.name, self.record_line)
     }
 
+    /// Bytes read so far over the file size (when the size is known).
     fn progress(&self) -> Option<f64> {
         self.total_bytes
             .filter(|t| *t > 0)
-            .map(|t| self.bytes_read as f64 / t as f64)
+            .map(|t| (self.bytes_read as f64 / t as f64).min(1.0))
     }
 }
 
-/// Read from any `Read` (unbuffered) — convenience for callers.
+/// Read from any `Read` — kept for callers of the earlier free function.
 pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
-    TextSource::from_reader(name, BufReader::new(r))
+    TextSource::from_read(name, r)
+}
+
+/// Splits a reader into lines inside one growable buffer: a line is handed
+/// out as a range of `buf`, valid until the next call. The newlines of each
+/// chunk read are found in one pass.
+struct Lines {
+    src: Box<dyn Read + Send>,
+    buf: Vec<u8>,
+    /// Start of the unconsumed data.
+    pos: usize,
+    /// End of the valid data.
+    len: usize,
+    /// Positions of the newlines in `buf[pos..len]` not handed out yet
+    /// (from `nl[nl_next]` on).
+    nl: Vec<usize>,
+    nl_next: usize,
+    eof: bool,
+}
+
+impl Lines {
+    const CHUNK: usize = 1 << 18;
+
+    fn new(src: Box<dyn Read + Send>) -> Self {
+        Lines {
+            src,
+            buf: vec![0; Self::CHUNK],
+            pos: 0,
+            len: 0,
+            nl: Vec::new(),
+            nl_next: 0,
+            eof: false,
+        }
+    }
+
+    /// The next line without its line end (`\n` or `\r\n`), and the bytes
+    /// it used up.
+    fn next(&mut self) -> std::io::Result<Option<(Range<usize>, usize)>> {
+        loop {
+            if let Some(&nl) = self.nl.get(self.nl_next) {
+                self.nl_next += 1;
+                let st = self.pos;
+                self.pos = nl + 1;
+                let end = if nl > st && self.buf[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                return Ok(Some((st..end, nl + 1 - st)));
+            }
+            if self.eof {
+                if self.pos == self.len {
+                    return Ok(None);
+                }
+                let st = self.pos;
+                let mut end = self.len;
+                self.pos = self.len;
+                if self.buf[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                return Ok(Some((st..end, self.len - st)));
+            }
+            // No newline in buf[pos..len]: move that partial line to the
+            // front, grow the buffer if it is mostly full, read more.
+            if self.pos > 0 {
+                self.buf.copy_within(self.pos..self.len, 0);
+                self.len -= self.pos;
+                self.pos = 0;
+            }
+            if self.buf.len() - self.len < Self::CHUNK / 2 {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+            let n = loop {
+                match self.src.read(&mut self.buf[self.len..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            let from = self.len;
+            self.len += n;
+            self.eof = n == 0;
+            self.nl.clear();
+            self.nl_next = 0;
+            self.nl
+                .extend(memchr::memchr_iter(b'\n', &self.buf[from..self.len]).map(|k| from + k));
+        }
+    }
 }
 
 /// First occurrence of a two-byte pattern at or after `from`.
+#[inline]
 fn find(s: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
+    if s.len() < from + 32 {
+        // Short rests (usually " ]"): a plain scan beats memchr's setup.
+        return s
+            .get(from..)?
+            .windows(2)
+            .position(|w| w == pat)
+            .map(|k| from + k);
+    }
     let mut i = from;
     while i < s.len() {
         let j = i + memchr::memchr(pat[0], &s[i..])?;
@@ -426,8 +620,16 @@ fn find(s: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
     None
 }
 
+/// `< TEXT >` at or after `from`: (position of `<`, start of TEXT, position of
+/// the closing ` >`). `< >` is an empty TEXT.
+fn angle(s: &[u8], from: usize) -> Option<(usize, usize, usize)> {
+    let open = find(s, from, b"< ")?;
+    let close = find(s, open + 1, b" >")?;
+    Some((open, (open + 2).min(close), close))
+}
+
 /// Optional `{ INT ... }` after the cursor.
-fn braces(c: &mut Cur) -> Result<Option<Vec<i32>>> {
+fn braces(c: &mut Cur) -> PResult<Option<Vec<i32>>> {
     let Some(open) = find(c.s, c.p, b"{ ") else {
         return Ok(None);
     };
@@ -437,7 +639,7 @@ fn braces(c: &mut Cur) -> Result<Option<Vec<i32>>> {
     };
     let mut inner = Cur {
         s: &c.s[..close],
-        p: open + 2,
+        p: (open + 2).min(close),
         file: c.file,
         line: c.line,
     };
@@ -453,41 +655,104 @@ fn braces(c: &mut Cur) -> Result<Option<Vec<i32>>> {
     Ok(Some(v))
 }
 
+/// A category label prepared for encoding info text: the literal text
+/// before each token and after the last one, split into whitespace-free
+/// pieces (matched exactly) and whitespace (matching any run, even empty).
+struct InfoPlan {
+    fmt: InfoFormat,
+    tokens: Vec<u8>,
+    /// `tokens.len() + 1` literals: before each token, then the tail.
+    lits: Vec<Vec<Piece>>,
+}
+
+enum Piece {
+    Exact(Box<[u8]>),
+    Ws,
+}
+
+impl InfoPlan {
+    fn new(fmt: &InfoFormat) -> Self {
+        let split = |k: &str| -> Vec<Piece> {
+            let mut v = Vec::new();
+            let b = k.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                let st = i;
+                if b[i].is_ascii_whitespace() {
+                    while i < b.len() && b[i].is_ascii_whitespace() {
+                        i += 1;
+                    }
+                    v.push(Piece::Ws);
+                } else {
+                    while i < b.len() && !b[i].is_ascii_whitespace() {
+                        i += 1;
+                    }
+                    v.push(Piece::Exact(b[st..i].into()));
+                }
+            }
+            v
+        };
+        let lead = fmt.keys.len() > fmt.tokens.len();
+        let mut keys = fmt.keys.iter();
+        let mut lits = vec![if lead {
+            split(keys.next().map_or("", |k| k.as_str()))
+        } else {
+            Vec::new()
+        }];
+        for _ in &fmt.tokens {
+            lits.push(split(keys.next().map_or("", |k| k.as_str())));
+        }
+        InfoPlan {
+            fmt: fmt.clone(),
+            tokens: fmt.tokens.clone(),
+            lits,
+        }
+    }
+
+    /// Match literal `k` at the cursor.
+    #[inline]
+    fn literal(&self, t: &mut Cur, k: usize) -> PResult<()> {
+        for piece in &self.lits[k] {
+            match piece {
+                Piece::Ws => t.ws(),
+                Piece::Exact(e) => match t.s.get(t.p..t.p + e.len()) {
+                    Some(x) if x == &e[..] => t.p += e.len(),
+                    _ => {
+                        // Point at the first byte that differs.
+                        let same = t.s[t.p..]
+                            .iter()
+                            .zip(e.iter())
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        t.p += same;
+                        return Err(t.err(&format!(
+                            "info does not match the category label {:?}: expected {:?}",
+                            self.fmt.label(),
+                            String::from_utf8_lossy(&e[same..])
+                        )));
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Match `text[from..]` against the label (scanf rules) and encode the values.
-fn encode_info(fmt: &InfoFormat, text: &[u8], from: usize, c: &Cur) -> Result<Vec<u8>> {
+fn encode_info(plan: &InfoPlan, text: &[u8], from: usize, c: &Cur) -> PResult<Vec<u8>> {
     let mut t = Cur {
         s: text,
         p: from,
         file: c.file,
         line: c.line,
     };
-    let mut out = Vec::with_capacity(4 * fmt.tokens.len());
-    let lead = fmt.keys.len() > fmt.tokens.len();
-    let mut keys = fmt.keys.iter();
-    let literal = |t: &mut Cur, k: &str| -> Result<()> {
-        for &b in k.as_bytes() {
-            if b.is_ascii_whitespace() {
-                t.ws();
-            } else if t.peek() == Some(b) {
-                t.p += 1;
-            } else {
-                return Err(t.err(&format!(
-                    "info does not match the category label: expected {:?}",
-                    b as char
-                )));
-            }
-        }
-        Ok(())
-    };
-    if lead {
-        if let Some(k) = keys.next() {
-            literal(&mut t, k)?;
-        }
-    }
-    for &tok in &fmt.tokens {
+    let mut out = Vec::with_capacity(4 * plan.tokens.len());
+    plan.literal(&mut t, 0)?;
+    for (k, &tok) in plan.tokens.iter().enumerate() {
         match tok {
             b'd' => out.extend_from_slice(&t.int()?.to_be_bytes()),
             b'h' => {
+                t.ws();
                 let at = t.p;
                 let v = t.int()?;
                 let v = i16::try_from(v).map_err(|_| {
@@ -499,7 +764,7 @@ fn encode_info(fmt: &InfoFormat, text: &[u8], from: usize, c: &Cur) -> Result<Ve
             b'l' => out.extend_from_slice(&t.int64()?.to_be_bytes()),
             b'x' => out.extend_from_slice(&(t.hex(32)? as u32).to_be_bytes()),
             b'X' => out.extend_from_slice(&t.hex(64)?.to_be_bytes()),
-            b'e' => out.extend_from_slice(&(t.double()? as f32).to_be_bytes()),
+            b'e' => out.extend_from_slice(&t.float()?.to_be_bytes()),
             b'E' => out.extend_from_slice(&t.double()?.to_be_bytes()),
             b's' => {
                 t.ws();
@@ -516,9 +781,7 @@ fn encode_info(fmt: &InfoFormat, text: &[u8], from: usize, c: &Cur) -> Result<Ve
                 )))
             }
         }
-        if let Some(k) = keys.next() {
-            literal(&mut t, k)?;
-        }
+        plan.literal(&mut t, k + 1)?;
     }
     t.ws();
     if t.peek().is_some() {
@@ -539,37 +802,48 @@ struct Cur<'a> {
 }
 
 impl<'a> Cur<'a> {
-    fn err(&self, detail: &str) -> Error {
-        Error::Parse {
+    #[cold]
+    #[inline(never)]
+    fn err(&self, detail: &str) -> Box<Error> {
+        Box::new(Error::Parse {
             loc: TextLocation {
                 file: self.file.to_string(),
                 line: self.line,
                 column: self.p + 1,
             },
             detail: detail.to_string(),
-        }
+        })
     }
 
     /// `KIND[ TimeBBox(start,end) Category=N ` — the head of a primitive or composite line.
-    fn drawable_head(&mut self) -> Result<(TimeBox, i32)> {
-        self.skip_token();
-        self.ws();
-        self.lit("TimeBBox(")?;
+    #[inline]
+    fn drawable_head(&mut self) -> PResult<(TimeBox, i32)> {
+        // The usual spelling first, without a byte-by-byte scan.
+        match self.s.get(..20) {
+            Some(h) if h == b"Primitive[ TimeBBox(" || h == b"Composite[ TimeBBox(" => self.p = 20,
+            _ => {
+                self.skip_token();
+                self.ws();
+                self.lit(b"TimeBBox(")?;
+            }
+        }
         let start = self.double()?;
-        self.lit(",")?;
+        self.lit(b",")?;
         let end = self.double()?;
-        self.lit(")")?;
+        self.lit(b")")?;
         self.ws();
-        self.lit("Category=")?;
+        self.lit(b"Category=")?;
         let category = self.int()?;
         self.ws();
         Ok((TimeBox::new(start, end), category))
     }
 
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.s.get(self.p).copied()
     }
 
+    #[inline(always)]
     fn ws(&mut self) {
         while self.peek().is_some_and(|b| b.is_ascii_whitespace()) {
             self.p += 1;
@@ -577,22 +851,47 @@ impl<'a> Cur<'a> {
     }
 
     /// Skip the record's first token (e.g. `Primitive[`).
+    #[inline]
     fn skip_token(&mut self) {
         while self.peek().is_some_and(|b| !b.is_ascii_whitespace()) {
             self.p += 1;
         }
     }
 
-    fn lit(&mut self, l: &str) -> Result<()> {
-        if self.s[self.p.min(self.s.len())..].starts_with(l.as_bytes()) {
-            self.p += l.len();
-            Ok(())
-        } else {
-            Err(self.err(&format!("expected '{l}'")))
+    /// A literal, exactly (no whitespace skipped).
+    #[inline(always)]
+    fn lit(&mut self, l: &'static [u8]) -> PResult<()> {
+        match self.s.get(self.p..self.p + l.len()) {
+            Some(x) if x == l => {
+                self.p += l.len();
+                Ok(())
+            }
+            _ => Err(self.lit_err(l)),
         }
     }
 
-    fn name(&mut self) -> Result<&'a [u8]> {
+    #[cold]
+    #[inline(never)]
+    fn lit_err(&self, l: &[u8]) -> Box<Error> {
+        let found: String = String::from_utf8_lossy(&self.s[self.p.min(self.s.len())..])
+            .chars()
+            .take(12)
+            .collect();
+        if found.is_empty() {
+            self.err(&format!(
+                "expected '{}', found the end of the line",
+                String::from_utf8_lossy(l)
+            ))
+        } else {
+            self.err(&format!(
+                "expected '{}', found {found:?}",
+                String::from_utf8_lossy(l)
+            ))
+        }
+    }
+
+    /// A whitespace-free word (leading whitespace skipped).
+    fn name(&mut self) -> PResult<&'a [u8]> {
         self.ws();
         let st = self.p;
         while self.peek().is_some_and(|b| !b.is_ascii_whitespace()) {
@@ -604,12 +903,41 @@ impl<'a> Cur<'a> {
         Ok(&self.s[st..self.p])
     }
 
-    /// A floating-point number (anything `strtod` reads in decimal: `1e-3`,
-    /// `.5`, `inf`, ...), parsed straight from the bytes by fast-float2.
-    fn double(&mut self) -> Result<f64> {
+    /// A floating-point number: anything `strtod` reads (decimal with optional
+    /// exponent, `inf`/`infinity`, `nan` and `nan(chars)`, case-insensitive,
+    /// and C99 hexadecimal floats such as `0x1.8p3`). Leading whitespace is
+    /// skipped, as by scanf.
+    #[inline]
+    fn double(&mut self) -> PResult<f64> {
         self.ws();
-        match fast_float2::parse_partial::<f64, _>(&self.s[self.p..]) {
-            Ok((v, n)) if n > 0 => {
+        let s = &self.s[self.p..];
+        if let Some((v, n)) = fast_decimal(s) {
+            self.p += n;
+            return Ok(v);
+        }
+        self.double_slow()
+    }
+
+    #[inline(never)]
+    fn double_slow(&mut self) -> PResult<f64> {
+        let s = &self.s[self.p..];
+        if let Some((v, n)) = hex_float(s) {
+            self.p += n;
+            return Ok(v);
+        }
+        match fast_float2::parse_partial::<f64, _>(s) {
+            Ok((v, mut n)) if n > 0 => {
+                // strtod also takes `nan(n-char-sequence)`.
+                if v.is_nan() && s.get(n) == Some(&b'(') {
+                    let rest = &s[n + 1..];
+                    let k = rest
+                        .iter()
+                        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                        .count();
+                    if rest.get(k) == Some(&b')') {
+                        n += k + 2;
+                    }
+                }
                 self.p += n;
                 Ok(v)
             }
@@ -617,62 +945,82 @@ impl<'a> Cur<'a> {
         }
     }
 
-    fn signed(&mut self, what: &str, min: i64, max: i64) -> Result<i64> {
+    /// A single-precision number (`%e` payloads): the same text as
+    /// [`double`](Self::double), rounded once to `f32` (like `strtof`).
+    fn float(&mut self) -> PResult<f32> {
         self.ws();
         let st = self.p;
-        let neg = match self.peek() {
+        let v = self.double()?;
+        Ok(fast_float2::parse::<f32, _>(&self.s[st..self.p]).unwrap_or(v as f32))
+    }
+
+    /// A decimal integer with optional sign (leading whitespace skipped),
+    /// checked against `[min, max]`.
+    #[inline]
+    fn signed(&mut self, what: &str, min: i64, max: i64) -> PResult<i64> {
+        self.ws();
+        let s = self.s;
+        let st = self.p;
+        let mut i = st;
+        let neg = match s.get(i) {
             Some(b'-') => {
-                self.p += 1;
+                i += 1;
                 true
             }
             Some(b'+') => {
-                self.p += 1;
+                i += 1;
                 false
             }
             _ => false,
         };
-        let ds = self.p;
-        let mut v: i64 = 0;
-        while let Some(b) = self.peek().filter(u8::is_ascii_digit) {
-            v = match v
-                .checked_mul(10)
-                .and_then(|v| v.checked_add((b - b'0') as i64))
-            {
-                Some(v) => v,
-                None => {
-                    self.p = st;
-                    return Err(self.err(&format!("{what} out of range")));
-                }
-            };
-            self.p += 1;
-        }
-        if self.p == ds {
-            self.p = st;
+        let ds = i;
+        let mut m = 0u64;
+        i = digit_run(s, i, &mut m);
+        let nd = i - ds;
+        if nd == 0 {
             return Err(self.err(&format!("expected {what}")));
         }
-        let v = if neg { -v } else { v };
-        if v < min || v > max {
-            self.p = st;
+        if nd > 19 {
+            // Only leading zeros can make such a number fit.
+            m = 0;
+            for &b in &s[ds..i] {
+                match m
+                    .checked_mul(10)
+                    .and_then(|m| m.checked_add((b - b'0') as u64))
+                {
+                    Some(v) => m = v,
+                    None => return Err(self.err(&format!("{what} out of range"))),
+                }
+            }
+        }
+        let v = if neg { -(m as i128) } else { m as i128 };
+        if v < min as i128 || v > max as i128 {
             return Err(self.err(&format!("{what} {v} out of range")));
         }
-        Ok(v)
+        self.p = i;
+        Ok(v as i64)
     }
 
-    fn int(&mut self) -> Result<i32> {
+    #[inline]
+    fn int(&mut self) -> PResult<i32> {
         self.signed("a 32-bit integer", i32::MIN as i64, i32::MAX as i64)
             .map(|v| v as i32)
     }
 
-    fn int64(&mut self) -> Result<i64> {
-        self.signed("a 64-bit integer", i64::MIN + 1, i64::MAX)
+    fn int64(&mut self) -> PResult<i64> {
+        self.signed("a 64-bit integer", i64::MIN, i64::MAX)
     }
 
-    /// Hex integer (optional 0x), `bits` wide.
-    fn hex(&mut self, bits: u32) -> Result<u64> {
+    /// Hex integer (optional `0x`), `bits` wide, as scanf `%x` reads it.
+    fn hex(&mut self, bits: u32) -> PResult<u64> {
         self.ws();
         let st = self.p;
         if self.s[self.p..].starts_with(b"0x") || self.s[self.p..].starts_with(b"0X") {
             self.p += 2;
+            if !self.peek().is_some_and(|b| b.is_ascii_hexdigit()) {
+                // "0x" alone: scanf reads the 0.
+                self.p -= 1;
+            }
         }
         let ds = self.p;
         while self.peek().is_some_and(|b| b.is_ascii_hexdigit()) {
@@ -686,5 +1034,402 @@ impl<'a> Cur<'a> {
             self.p = st;
             self.err(&format!("expected a {bits}-bit hexadecimal value"))
         })
+    }
+}
+
+/// `10^n` for the digit-run accumulator.
+const POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The leading ASCII digits (at most 8) of `s[..8]`: (value, count).
+#[inline(always)]
+fn swar8(s: &[u8; 8]) -> (u64, usize) {
+    let w = u64::from_le_bytes(*s);
+    let sub = w.wrapping_sub(0x3030_3030_3030_3030);
+    // High bit of each byte set for a non-digit (below '0': borrow wraps it
+    // past 0x80; above '9': the +0x76 carries into the high bit). Borrows
+    // and carries only travel towards later characters, so everything before
+    // the first non-digit is exact.
+    let non = (sub | sub.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+    let n = (non.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // Keep the n digits, as the low-order end of an 8-digit number with
+    // leading zeros (the first character is the lowest byte).
+    let mut v = sub << (8 * (8 - n));
+    v = (v.wrapping_mul(10).wrapping_add(v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100).wrapping_add(v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    v = (v.wrapping_mul(10_000).wrapping_add(v >> 32)) & 0xFFFF_FFFF;
+    (v, n)
+}
+
+/// Accumulate the run of ASCII digits at `s[i..]` into `m` (wrapping: the
+/// caller bounds the digit count) and return the index after it.
+#[inline(always)]
+fn digit_run(s: &[u8], mut i: usize, m: &mut u64) -> usize {
+    while let Some(chunk) = s.get(i..i + 8) {
+        let (v, n) = swar8(chunk.try_into().unwrap());
+        *m = m.wrapping_mul(POW10_U64[n]).wrapping_add(v);
+        i += n;
+        if n < 8 {
+            return i;
+        }
+    }
+    while let Some(d) = s.get(i).map(|b| b.wrapping_sub(b'0')).filter(|d| *d < 10) {
+        *m = m.wrapping_mul(10).wrapping_add(d as u64);
+        i += 1;
+    }
+    i
+}
+
+/// The common spelling of a primitive line up to its info, parsed without
+/// error reporting: `Primitive[ TimeBBox(S,E) Category=N (T, L) ... ` with
+/// plain decimals and single spaces. `None` for anything else (the caller
+/// then runs the general parser, which also produces the error message).
+/// Returns the stated box, category, vertices and the position after them.
+#[inline]
+fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vec<Vertex>, usize)> {
+    if s.get(..20)? != b"Primitive[ TimeBBox(" {
+        return None;
+    }
+    let mut p = 20;
+    let (start, n) = fast_decimal(s.get(p..)?)?;
+    p += n;
+    if s.get(p)? != &b',' {
+        return None;
+    }
+    p += 1;
+    let (end, n) = fast_decimal(s.get(p..)?)?;
+    p += n;
+    if s.get(p..p + 11)? != b") Category=" {
+        return None;
+    }
+    p += 11;
+    let (category, n) = fast_int(s.get(p..)?)?;
+    p += n;
+    let mut vertices = Vec::with_capacity(2);
+    while s.get(p) == Some(&b' ') && s.get(p + 1) == Some(&b'(') {
+        let (t, n) = fast_decimal(s.get(p + 2..)?)?;
+        p += 2 + n;
+        if s.get(p..p + 2)? != b", " {
+            return None;
+        }
+        p += 2;
+        let (l, n) = fast_int(s.get(p..)?)?;
+        p += n;
+        if s.get(p)? != &b')' {
+            return None;
+        }
+        p += 1;
+        vertices.push(Vertex::new(t, l));
+    }
+    if vertices.is_empty() || s.get(p).is_some_and(|b| !b.is_ascii_whitespace()) {
+        return None;
+    }
+    Some((TimeBox::new(start, end), category, vertices, p))
+}
+
+/// `[-]digits` fitting an `i32`, without error reporting.
+#[inline(always)]
+fn fast_int(s: &[u8]) -> Option<(i32, usize)> {
+    let neg = s.first() == Some(&b'-');
+    let d0 = neg as usize;
+    let mut m = 0u64;
+    let i = digit_run(s, d0, &mut m);
+    let nd = i - d0;
+    if nd == 0 || nd > 10 {
+        return None;
+    }
+    let v = if neg { -(m as i64) } else { m as i64 };
+    Some((i32::try_from(v).ok()?, i))
+}
+
+/// Powers of ten exactly representable in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Fast path for the common `[+-]digits[.digits]` form (no exponent): exact
+/// when the digits fit 53 bits and there are at most 22 decimals (one
+/// correctly rounded division, Clinger's fast path). `None` sends the caller
+/// to the general parser.
+#[inline(always)]
+fn fast_decimal(s: &[u8]) -> Option<(f64, usize)> {
+    let mut i = 0;
+    let neg = match s.first() {
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        Some(b'+') => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    let mut m: u64 = 0;
+    let d0 = i;
+    i = digit_run(s, i, &mut m);
+    let int_digits = i - d0;
+    let mut frac = 0;
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        let f0 = i;
+        i = digit_run(s, i, &mut m);
+        frac = i - f0;
+    }
+    if int_digits + frac == 0 || int_digits + frac > 19 || frac > 22 || m > (1u64 << 53) {
+        return None;
+    }
+    // An exponent, a hex prefix, `inf`/`nan` tails etc.: general parser.
+    if s.get(i)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+    {
+        return None;
+    }
+    let v = m as f64 / POW10[frac];
+    Some((if neg { -v } else { v }, i))
+}
+
+/// A C99 hexadecimal float (`[+-]0x` hex digits, optional `.` fraction,
+/// optional binary exponent `p[+-]N`), as `strtod` reads it. Rounding is
+/// exact for up to 16 significant hex digits (everything `printf("%a")`
+/// writes) outside the subnormal range; longer mantissas keep a sticky bit.
+fn hex_float(s: &[u8]) -> Option<(f64, usize)> {
+    let mut i = 0;
+    let neg = match s.first() {
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        Some(b'+') => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    if !(s.get(i) == Some(&b'0') && matches!(s.get(i + 1), Some(b'x' | b'X'))) {
+        return None;
+    }
+    i += 2;
+    let mut m: u64 = 0;
+    let mut shift: i64 = 0; // binary exponent adjustment
+    let mut sig = 0; // significant hex digits kept
+    let mut any = false;
+    let mut sticky = false;
+    let mut seen_dot = false;
+    loop {
+        match s.get(i) {
+            Some(b'.') if !seen_dot => seen_dot = true,
+            Some(&b) if b.is_ascii_hexdigit() => {
+                any = true;
+                let d = (b as char).to_digit(16).unwrap() as u64;
+                if sig < 16 {
+                    if m != 0 || d != 0 {
+                        m = (m << 4) | d;
+                        sig += 1;
+                    }
+                    if seen_dot {
+                        shift -= 4;
+                    }
+                } else {
+                    sticky |= d != 0;
+                    if !seen_dot {
+                        shift += 4;
+                    }
+                }
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    if !any {
+        // "0x" with no digits: strtod reads the "0" (the general parser does).
+        return None;
+    }
+    if matches!(s.get(i), Some(b'p' | b'P')) {
+        let mut j = i + 1;
+        let eneg = match s.get(j) {
+            Some(b'-') => {
+                j += 1;
+                true
+            }
+            Some(b'+') => {
+                j += 1;
+                false
+            }
+            _ => false,
+        };
+        let e0 = j;
+        let mut e: i64 = 0;
+        while let Some(d) = s.get(j).filter(|b| b.is_ascii_digit()) {
+            e = (e * 10 + (d - b'0') as i64).min(100_000);
+            j += 1;
+        }
+        if j > e0 {
+            shift += if eneg { -e } else { e };
+            i = j;
+        }
+    }
+    if sticky {
+        m |= 1;
+    }
+    // One rounding to 53 bits here, then exact scaling by powers of two
+    // (except in the subnormal range).
+    let mut v = m as f64;
+    let mut k = shift;
+    while k > 0 && v != 0.0 && v.is_finite() {
+        let step = k.min(1000);
+        v *= 2f64.powi(step as i32);
+        k -= step;
+    }
+    while k < 0 && v != 0.0 {
+        let step = (-k).min(1000);
+        v /= 2f64.powi(step as i32);
+        k += step;
+    }
+    Some((if neg { -v } else { v }, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swar_digits() {
+        for (s, v, n) in [
+            (&b"12345678"[..], 12345678, 8),
+            (b"1234567x", 1234567, 7),
+            (b"0000229,", 229, 7),
+            (b"9, 0) ]x", 9, 1),
+            (b"x1234567", 0, 0),
+            (b"99999999", 99999999, 8),
+            (b"12/45678", 12, 2),
+            (b"12:45678", 12, 2),
+        ] {
+            assert_eq!(swar8(s.try_into().unwrap()), (v, n), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn doubles_like_strtod() {
+        let cases: &[(&str, f64, usize)] = &[
+            ("0.0000229, ", 0.0000229, 9),
+            ("-0.0010000)", -0.001, 10),
+            ("1e-3,", 1e-3, 4),
+            ("2E-3 ", 2e-3, 4),
+            ("+.5)", 0.5, 3),
+            ("5.)", 5.0, 2),
+            ("123456789012345678901234567890 ", 1.2345678901234568e29, 30),
+            ("0.1234567890123456789012345 ", 0.12345678901234568, 27),
+            ("0x1.8p3,", 12.0, 7),
+            ("-0X10)", -16.0, 5),
+            ("0x.8p-1 ", 0.25, 7),
+            ("0x1p-1074 ", 5e-324, 9),
+            ("inf,", f64::INFINITY, 3),
+            ("-Infinity)", f64::NEG_INFINITY, 9),
+            ("1e,", 1.0, 1),
+            ("0x,", 0.0, 1),
+            ("00012)", 12.0, 5),
+        ];
+        for &(s, v, n) in cases {
+            let mut c = Cur {
+                s: s.as_bytes(),
+                p: 0,
+                file: "t",
+                line: 1,
+            };
+            let got = c.double().unwrap();
+            assert_eq!((got.to_bits(), c.p), (v.to_bits(), n), "{s}");
+        }
+        let mut c = Cur {
+            s: b"nan(0x12) ",
+            p: 0,
+            file: "t",
+            line: 1,
+        };
+        assert!(c.double().unwrap().is_nan());
+        assert_eq!(c.p, 9);
+        for bad in ["x", "", "-", ".", "e5", ",1"] {
+            let mut c = Cur {
+                s: bad.as_bytes(),
+                p: 0,
+                file: "t",
+                line: 1,
+            };
+            assert!(c.double().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn fast_path_agrees_with_std() {
+        // Deterministic pseudo-random decimals of every length.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let int_len = (x % 8) as usize;
+            let frac_len = ((x >> 8) % 20) as usize;
+            let digits = format!("{:020}{:020}", x >> 3, x.rotate_left(29) >> 2);
+            let s = format!(
+                "{}{}.{} ",
+                if x & 1 == 1 { "-" } else { "" },
+                &digits[..int_len],
+                &digits[20..20 + frac_len]
+            );
+            if int_len + frac_len == 0 {
+                continue;
+            }
+            let want: f64 = s.trim_end().parse().unwrap();
+            let mut c = Cur {
+                s: s.as_bytes(),
+                p: 0,
+                file: "t",
+                line: 1,
+            };
+            assert_eq!(c.double().unwrap().to_bits(), want.to_bits(), "{s}");
+            assert_eq!(c.p, s.len() - 1);
+        }
+    }
+
+    #[test]
+    fn integers() {
+        for (s, v) in [
+            ("0", 0i64),
+            ("-2147483648", -2147483648),
+            ("+2147483647", 2147483647),
+            ("000000000000000000000000042", 42),
+            ("12345678901", -1),
+        ] {
+            let mut c = Cur {
+                s: s.as_bytes(),
+                p: 0,
+                file: "t",
+                line: 1,
+            };
+            match c.int() {
+                Ok(x) => assert_eq!(x as i64, v, "{s}"),
+                Err(_) => assert_eq!(v, -1, "{s}"),
+            }
+        }
+        let mut c = Cur {
+            s: b"-9223372036854775808",
+            p: 0,
+            file: "t",
+            line: 1,
+        };
+        assert_eq!(c.int64().unwrap(), i64::MIN);
     }
 }
