@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::model::{Drawable, TimeBox};
+use crate::model::{Drawable, Primitive, TimeBox};
 use crate::trace::{Record, TraceSource};
 use crate::write::{Slog2Writer, WriteSummary, WriterOptions};
 
@@ -89,52 +89,127 @@ impl ConvertSummary {
 }
 
 /// Check one top-level drawable as the reference's `-tc` does; `Err(detail)`.
+/// `members` are the members of a composite with their stated boxes; a
+/// primitive is checked against its own stated box.
 pub fn check_drawable(
     stated: TimeBox,
     d: &Drawable,
     member_boxes: &[TimeBox],
 ) -> std::result::Result<(), String> {
-    fn prim(
-        stated: TimeBox,
-        p: &crate::model::Primitive,
-        what: &str,
-    ) -> std::result::Result<(), String> {
-        if !(stated.start <= stated.end) {
+    match d {
+        Drawable::Primitive(p) => check_primitive(stated, p, ""),
+        Drawable::Composite(c) => check_composite(stated, &c.members, member_boxes),
+    }
+}
+
+fn check_primitive(stated: TimeBox, p: &Primitive, what: &str) -> std::result::Result<(), String> {
+    if !(stated.start <= stated.end) {
+        return Err(format!(
+            "{what}violation of causality: start time {} > end time {}",
+            stated.start, stated.end
+        ));
+    }
+    for v in &p.vertices {
+        if !(stated.start <= v.time && v.time <= stated.end) {
             return Err(format!(
-                "{what}violation of causality: start time {} > end time {}",
-                stated.start, stated.end
+                "{what}vertex time {} is outside its time box [{}, {}]",
+                v.time, stated.start, stated.end
             ));
         }
-        for v in &p.vertices {
-            if !(stated.start <= v.time && v.time <= stated.end) {
-                return Err(format!(
-                    "{what}vertex time {} is outside its time box [{}, {}]",
-                    v.time, stated.start, stated.end
-                ));
-            }
-        }
-        Ok(())
     }
-    match d {
-        Drawable::Primitive(p) => prim(stated, p, ""),
-        Drawable::Composite(c) => {
-            if !(stated.start <= stated.end) {
-                return Err(format!(
-                    "composite: violation of causality: start time {} > end time {}",
-                    stated.start, stated.end
-                ));
-            }
-            for (i, (m, b)) in c.members.iter().zip(member_boxes).enumerate() {
-                prim(*b, m, &format!("composite member {i}: "))?;
-                if !stated.contains(b) {
-                    return Err(format!(
-                        "composite member {i}: time box [{}, {}] is outside the composite's [{}, {}]",
-                        b.start, b.end, stated.start, stated.end
-                    ));
-                }
-            }
-            Ok(())
+    Ok(())
+}
+
+fn check_composite(
+    stated: TimeBox,
+    members: &[Primitive],
+    member_boxes: &[TimeBox],
+) -> std::result::Result<(), String> {
+    if !(stated.start <= stated.end) {
+        return Err(format!(
+            "composite: violation of causality: start time {} > end time {}",
+            stated.start, stated.end
+        ));
+    }
+    for (i, (m, b)) in members.iter().zip(member_boxes).enumerate() {
+        check_primitive(*b, m, &format!("composite member {i}: "))?;
+        if !stated.contains(b) {
+            return Err(format!(
+                "composite member {i}: time box [{}, {}] is outside the composite's [{}, {}]",
+                b.start, b.end, stated.start, stated.end
+            ));
         }
+    }
+    Ok(())
+}
+
+/// The TRACE-API time rules over the stream of drawables.
+struct Checker {
+    /// Drawables seen (1-based index of the last one).
+    index: u64,
+    prev_end: f64,
+    max_vend: f64,
+    warn_mode: bool,
+}
+
+impl Checker {
+    /// Check the next drawable record (other records pass); the problem has
+    /// no location yet.
+    fn check(&mut self, rec: &Record) -> Option<Error> {
+        let (stated, checked, vend) = match rec {
+            Record::Primitive(p) => (
+                p.stated,
+                check_primitive(p.stated, &p.primitive, ""),
+                p.primitive.time_box().end,
+            ),
+            Record::Composite(c) => (
+                c.stated,
+                check_composite(c.stated, &c.composite.members, &c.member_boxes),
+                c.composite.time_box().end,
+            ),
+            _ => return None,
+        };
+        self.index += 1;
+        let index = self.index;
+        let problem = if let Err(detail) = checked {
+            Some(Error::InvalidDrawable {
+                index,
+                detail,
+                location: String::new(),
+            })
+        } else if stated.end < self.prev_end {
+            Some(Error::OrderViolation {
+                index,
+                end: stated.end,
+                prev_end: self.prev_end,
+                location: String::new(),
+            })
+        } else if vend < self.max_vend && !self.warn_mode {
+            // Stated box fine but the vertices end earlier than the previous
+            // drawable: the tree cannot place it either.
+            Some(Error::InvalidDrawable {
+                index,
+                detail: format!(
+                    "its vertices end at {} but an earlier drawable's vertices end at {}",
+                    vend, self.max_vend
+                ),
+                location: String::new(),
+            })
+        } else {
+            None
+        };
+        self.prev_end = stated.end;
+        self.max_vend = self.max_vend.max(vend);
+        problem
+    }
+}
+
+/// The end time a drawable record is written at (its vertex envelope's).
+fn record_end(rec: &Record) -> f64 {
+    match rec {
+        Record::Primitive(p) => p.primitive.time_box().end,
+        Record::Composite(c) => c.composite.time_box().end,
+        _ => f64::NEG_INFINITY,
     }
 }
 
@@ -142,7 +217,7 @@ pub fn check_drawable(
 struct Pending {
     end: f64,
     seq: u64,
-    drawable: Drawable,
+    record: Record,
 }
 impl PartialEq for Pending {
     fn eq(&self, o: &Self) -> bool {
@@ -161,12 +236,10 @@ impl Ord for Pending {
     }
 }
 
-/// What the reading side hands to the writing thread, in trace order.
-enum Item {
-    Category(crate::model::Category),
-    YCoordMap(crate::model::YCoordMap),
-    Drawable(Drawable),
-}
+/// What the reading side hands to the writing thread: records in trace
+/// order. Sources that parse in bulk ([`TraceSource::next_records`]) hand
+/// over whole vectors, so a record is not moved on its way.
+type Batch = Vec<Record>;
 
 const BATCH: usize = 1024;
 const WRITER_STOPPED: &str = "the writer stopped";
@@ -174,7 +247,7 @@ const WRITER_STOPPED: &str = "the writer stopped";
 /// Convert everything `source` yields into `out`.
 ///
 /// The source is read (and checked) on the calling thread while a second
-/// thread runs the tree writer, so parsing and tree building overlap; items
+/// thread runs the tree writer, so parsing and tree building overlap; records
 /// travel in batches through a bounded channel, which keeps memory flat.
 ///
 /// `progress` is called now and then with the source's progress in `[0, 1]`;
@@ -188,23 +261,33 @@ pub fn convert(
 ) -> Result<ConvertSummary> {
     let t0 = Instant::now();
     let mut w = Slog2Writer::create(out, opts.writer)?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Item>>(4);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    // Emptied batches go back to the reading side, so batch buffers are
+    // allocated once and never freed on the other thread.
+    let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Batch>(8);
     let writer = std::thread::Builder::new()
         .name("slog2-writer".into())
         .spawn(move || -> Result<WriteSummary> {
-            for batch in rx {
-                for item in batch {
-                    match item {
-                        Item::Category(c) => w.add_category(c)?,
-                        Item::YCoordMap(m) => w.add_ycoordmap(m)?,
-                        Item::Drawable(d) => w.add_drawable(d)?,
+            for mut batch in rx {
+                for rec in batch.drain(..) {
+                    match rec {
+                        Record::Category(c) => w.add_category(c)?,
+                        Record::YCoordMap(m) => w.add_ycoordmap(m)?,
+                        Record::Primitive(p) => w.add_drawable(Drawable::Primitive(p.primitive))?,
+                        Record::Composite(c) => w.add_drawable(Drawable::Composite(c.composite))?,
                     }
                 }
+                let _ = back_tx.try_send(batch);
             }
             w.finish()
         })
         .map_err(|e| Error::io(out, e))?;
-    let read = read_source(source, opts, progress, warn, &tx);
+    let mut chan = Channel {
+        tx: &tx,
+        back: &back_rx,
+        pending: Vec::with_capacity(BATCH),
+    };
+    let read = read_source(source, opts, progress, warn, &mut chan);
     drop(tx);
     let written = writer
         .join()
@@ -220,138 +303,165 @@ pub fn convert(
     Ok(summary)
 }
 
+/// The sending end: single records are collected into batches; large
+/// batches from the source go as they are.
+struct Channel<'a> {
+    tx: &'a std::sync::mpsc::SyncSender<Batch>,
+    back: &'a std::sync::mpsc::Receiver<Batch>,
+    pending: Batch,
+}
+
+impl Channel<'_> {
+    fn empty(&self) -> Batch {
+        self.back.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH))
+    }
+
+    fn send(&self, b: Batch) -> Result<()> {
+        // If the writer thread stopped, its own error is the one to report.
+        self.tx
+            .send(b)
+            .map_err(|_| Error::Source(WRITER_STOPPED.into()))
+    }
+
+    fn push(&mut self, r: Record) -> Result<()> {
+        self.pending.push(r);
+        if self.pending.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let e = self.empty();
+        let full = std::mem::replace(&mut self.pending, e);
+        self.send(full)
+    }
+
+    /// Send a whole vector of records (keeping the order with `pending`),
+    /// leaving an empty vector in its place.
+    fn send_all(&mut self, recs: &mut Batch) -> Result<()> {
+        if recs.len() < BATCH / 4 {
+            for r in recs.drain(..) {
+                self.push(r)?;
+            }
+            return Ok(());
+        }
+        self.flush()?;
+        let e = self.empty();
+        let full = std::mem::replace(recs, e);
+        self.send(full)
+    }
+}
+
+/// Attach the source location to a checking error.
+fn located(e: Error, loc: &str) -> Error {
+    let loc = if loc.is_empty() {
+        String::new()
+    } else {
+        format!(" ({loc})")
+    };
+    match e {
+        Error::OrderViolation {
+            index,
+            end,
+            prev_end,
+            ..
+        } => Error::OrderViolation {
+            index,
+            end,
+            prev_end,
+            location: loc,
+        },
+        Error::InvalidDrawable { index, detail, .. } => Error::InvalidDrawable {
+            index,
+            detail,
+            location: loc,
+        },
+        other => other,
+    }
+}
+
 fn read_source(
     source: &mut dyn TraceSource,
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(f64),
     warn: &mut dyn FnMut(&str),
-    tx: &std::sync::mpsc::SyncSender<Vec<Item>>,
+    chan: &mut Channel,
 ) -> Result<ConvertSummary> {
     let mut summary = ConvertSummary::default();
-    let mut index: u64 = 0;
-    let mut prev_end = f64::NEG_INFINITY;
-    let mut max_vend = f64::NEG_INFINITY;
-    let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let warn_mode = opts.check_order == CheckOrder::Warn;
+    let mut checker = Checker {
+        index: 0,
+        prev_end: f64::NEG_INFINITY,
+        max_vend: f64::NEG_INFINITY,
+        warn_mode,
+    };
+    let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let window = opts.reorder_window.max(1);
-    let mut batch: Vec<Item> = Vec::with_capacity(BATCH);
-    // If the writer thread stopped, its own error is the one to report.
-    let send = |batch: &mut Vec<Item>| -> Result<()> {
-        let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
-        tx.send(full)
-            .map_err(|_| Error::Source(WRITER_STOPPED.into()))
-    };
+    let mut recs: Batch = Vec::new();
+    let mut next_progress = 65536;
 
-    let located = |e: Error, loc: &str| -> Error {
-        let loc = if loc.is_empty() {
-            String::new()
-        } else {
-            format!(" ({loc})")
-        };
-        match e {
-            Error::OrderViolation {
-                index,
-                end,
-                prev_end,
-                ..
-            } => Error::OrderViolation {
-                index,
-                end,
-                prev_end,
-                location: loc,
-            },
-            Error::InvalidDrawable { index, detail, .. } => Error::InvalidDrawable {
-                index,
-                detail,
-                location: loc,
-            },
-            other => other,
+    loop {
+        source.next_records(&mut recs)?;
+        if recs.is_empty() {
+            break;
         }
-    };
-
-    while let Some(rec) = source.next_record()? {
-        let (stated, drawable, member_boxes) = match rec {
-            Record::Category(c) => {
-                summary.categories_defined += 1;
-                batch.push(Item::Category(c));
-                continue;
+        for (i, rec) in recs.iter().enumerate() {
+            match rec {
+                Record::Category(_) => summary.categories_defined += 1,
+                Record::YCoordMap(_) => summary.ycoordmaps += 1,
+                _ => {}
             }
-            Record::YCoordMap(m) => {
-                summary.ycoordmaps += 1;
-                batch.push(Item::YCoordMap(m));
-                continue;
+            if let Some(e) = checker.check(rec) {
+                let e = located(e, &source.location_of(i));
+                if !warn_mode {
+                    return Err(e);
+                }
+                summary.warnings += 1;
+                warn(&e.to_string());
             }
-            Record::Primitive(p) => (p.stated, Drawable::Primitive(p.primitive), Vec::new()),
-            Record::Composite(c) => (c.stated, Drawable::Composite(c.composite), c.member_boxes),
-        };
-        index += 1;
-        if index % 65536 == 0 {
+        }
+        if checker.index >= next_progress {
+            next_progress = checker.index + 65536;
             if let Some(p) = source.progress() {
                 progress(p);
             }
         }
-        let vend = drawable.time_box().end;
-        let mut problem: Option<Error> = None;
-        if let Err(detail) = check_drawable(stated, &drawable, &member_boxes) {
-            problem = Some(Error::InvalidDrawable {
-                index,
-                detail,
-                location: String::new(),
-            });
-        } else if stated.end < prev_end {
-            problem = Some(Error::OrderViolation {
-                index,
-                end: stated.end,
-                prev_end,
-                location: String::new(),
-            });
-        } else if vend < max_vend && !warn_mode {
-            // Stated box fine but the vertices end earlier than the previous
-            // drawable: the tree cannot place it either.
-            problem = Some(Error::InvalidDrawable {
-                index,
-                detail: format!(
-                    "its vertices end at {} but an earlier drawable's vertices end at {}",
-                    vend, max_vend
-                ),
-                location: String::new(),
-            });
+        if !warn_mode {
+            chan.send_all(&mut recs)?;
+            continue;
         }
-        prev_end = stated.end;
-        max_vend = max_vend.max(vend);
-        if let Some(e) = problem {
-            let e = located(e, &source.location());
-            if !warn_mode {
-                return Err(e);
-            }
-            summary.warnings += 1;
-            warn(&e.to_string());
-        }
-        if warn_mode {
-            let end = drawable.time_box().end;
-            heap.push(Pending {
-                end,
-                seq: index,
-                drawable,
-            });
-            if heap.len() > window {
-                if let Some(p) = heap.pop() {
-                    batch.push(Item::Drawable(p.drawable));
+        // Warn mode: drawables go through the reorder buffer.
+        let drawables = recs
+            .iter()
+            .filter(|r| matches!(r, Record::Primitive(_) | Record::Composite(_)))
+            .count();
+        let mut seq = checker.index - drawables as u64;
+        for rec in recs.drain(..) {
+            match rec {
+                Record::Primitive(_) | Record::Composite(_) => {
+                    seq += 1;
+                    heap.push(Pending {
+                        end: record_end(&rec),
+                        seq,
+                        record: rec,
+                    });
+                    if heap.len() > window {
+                        if let Some(p) = heap.pop() {
+                            chan.push(p.record)?;
+                        }
+                    }
                 }
+                other => chan.push(other)?,
             }
-        } else {
-            batch.push(Item::Drawable(drawable));
-        }
-        if batch.len() >= BATCH {
-            send(&mut batch)?;
         }
     }
     while let Some(p) = heap.pop() {
-        batch.push(Item::Drawable(p.drawable));
-        if batch.len() >= BATCH {
-            send(&mut batch)?;
-        }
+        chan.push(p.record)?;
     }
-    send(&mut batch)?;
+    chan.flush()?;
     Ok(summary)
 }

@@ -318,42 +318,51 @@ impl Vertex {
     }
 }
 
+/// A primitive's vertices. States and arrows have two and events one, so
+/// they live inline: a converter moves millions of primitives between
+/// threads, and two heap blocks per primitive cost more than the parsing.
+pub type Vertices = smallvec::SmallVec<[Vertex; 2]>;
+
+/// A drawable's popup payload; MPE payloads are a few 4-byte values, so up
+/// to 16 bytes live inline.
+pub type InfoBytes = smallvec::SmallVec<[u8; 16]>;
+
 /// A state (2 vertices on one line), arrow (from, to) or event (1 vertex).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Primitive {
     pub category: i32,
     /// Opaque popup payload, decoded with the category's info tokens.
-    pub info: Vec<u8>,
-    pub vertices: Vec<Vertex>,
+    pub info: InfoBytes,
+    pub vertices: Vertices,
 }
 
 impl Primitive {
-    pub fn new(category: i32, vertices: Vec<Vertex>, info: Vec<u8>) -> Self {
+    pub fn new(category: i32, vertices: impl Into<Vertices>, info: impl Into<InfoBytes>) -> Self {
         Primitive {
             category,
-            info,
-            vertices,
+            info: info.into(),
+            vertices: vertices.into(),
         }
     }
 
     pub fn state(category: i32, line: i32, start: f64, end: f64) -> Self {
         Self::new(
             category,
-            vec![Vertex::new(start, line), Vertex::new(end, line)],
-            Vec::new(),
+            smallvec::smallvec![Vertex::new(start, line), Vertex::new(end, line)],
+            InfoBytes::new(),
         )
     }
 
     pub fn arrow(category: i32, from: i32, to: i32, t0: f64, t1: f64) -> Self {
         Self::new(
             category,
-            vec![Vertex::new(t0, from), Vertex::new(t1, to)],
-            Vec::new(),
+            smallvec::smallvec![Vertex::new(t0, from), Vertex::new(t1, to)],
+            InfoBytes::new(),
         )
     }
 
     pub fn event(category: i32, line: i32, t: f64) -> Self {
-        Self::new(category, vec![Vertex::new(t, line)], Vec::new())
+        Self::new(category, smallvec::smallvec![Vertex::new(t, line)], InfoBytes::new())
     }
 
     /// Envelope of the vertex times.
@@ -383,7 +392,7 @@ impl Primitive {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Composite {
     pub category: i32,
-    pub info: Vec<u8>,
+    pub info: InfoBytes,
     pub members: Vec<Primitive>,
 }
 
@@ -568,6 +577,42 @@ pub fn drawing_order(
         .then_with(|| a_cat.cmp(&b_cat))
         .then_with(|| a_first.cmp(&b_first))
         .then_with(|| a_last.cmp(&b_last))
+}
+
+/// [`drawing_order`] as a plain value: keys compare as their drawables do, so
+/// a writer can compute them once and sort keys instead of drawables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DrawingKey {
+    start: u64,
+    end_desc: u64,
+    category: i32,
+    first_line: i32,
+    last_line: i32,
+}
+
+impl DrawingKey {
+    pub fn new(tbox: TimeBox, category: i32, first_line: i32, last_line: i32) -> Self {
+        // An f64 as a u64 with the same order as `f64::total_cmp`.
+        fn ord(x: f64) -> u64 {
+            let b = x.to_bits();
+            if b >> 63 == 1 {
+                !b
+            } else {
+                b | (1 << 63)
+            }
+        }
+        DrawingKey {
+            start: ord(tbox.start),
+            end_desc: !ord(tbox.end),
+            category,
+            first_line,
+            last_line,
+        }
+    }
+
+    pub fn of_drawable(d: &Drawable, tbox: TimeBox) -> Self {
+        Self::new(tbox, d.category(), d.first_line(), d.last_line())
+    }
 }
 
 impl Drawable {

@@ -34,7 +34,7 @@ fn drawable() -> impl Strategy<Value = Drawable> {
             } else {
                 Primitive::arrow(3, a, b, s, e)
             };
-            p.info = tag.to_be_bytes().to_vec();
+            p.info = tag.to_be_bytes().as_slice().into();
             p
         },
     );
@@ -43,7 +43,7 @@ fn drawable() -> impl Strategy<Value = Drawable> {
     let composite = proptest::collection::vec(prim.clone(), 1..5).prop_map(|members| {
         Drawable::Composite(Composite {
             category: 5,
-            info: Vec::new(),
+            info: Default::default(),
             members,
         })
     });
@@ -81,7 +81,7 @@ proptest! {
         ds.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("p.slog2");
-        let mut w = Slog2Writer::create(&path, WriterOptions { children_per_node: nc, leaf_bytesize: leaf }).unwrap();
+        let mut w = Slog2Writer::create(&path, WriterOptions { children_per_node: nc, leaf_bytesize: leaf , ..Default::default()}).unwrap();
         for c in cats() { w.add_category(c).unwrap(); }
         for d in &ds { w.add_drawable(d.clone()).unwrap(); }
         let summary = w.finish().unwrap();

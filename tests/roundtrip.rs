@@ -39,6 +39,7 @@ fn rewrite(f: &Slog2File, out: &Path) -> WriteSummary {
         WriterOptions {
             children_per_node: h.num_children_per_node,
             leaf_bytesize: h.treeleaf_bytesize,
+            ..Default::default()
         },
     )
     .unwrap();

@@ -373,7 +373,7 @@ fn generate(seed: u64) -> (String, Vec<Record>) {
                     member_boxes,
                     composite: Composite {
                         category,
-                        info,
+                        info: info.into(),
                         members,
                     },
                 }));

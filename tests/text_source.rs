@@ -182,10 +182,10 @@ fn fixture_details() {
     };
     assert_eq!(p.stated, TimeBox::new(1.1, 1.2));
     assert_eq!(
-        p.primitive.vertices,
-        vec![Vertex::new(1.2, 0), Vertex::new(1.1, 1)]
+        p.primitive.vertices.as_slice(),
+        [Vertex::new(1.2, 0), Vertex::new(1.1, 1)]
     );
-    assert_eq!(p.primitive.info, vec![0, 0, 0, 6, 0, 0, 0, 40]);
+    assert_eq!(p.primitive.info.as_slice(), [0, 0, 0, 6, 0, 0, 0, 40]);
 }
 
 const CATS: &str = "Category[ index=0 name=message topo=Arrow color=(255,255,255,255,true) width=3 < msg_tag=%d, msg_size=%d > ]\n\
@@ -226,7 +226,7 @@ fn data_txt_records() {
             Record::Composite(c) => {
                 n.2 += 1;
                 if n.2 == 1 {
-                    assert_eq!(c.composite.info, vec![0xff, 0xff, 0xff, 0xf6, 0, 0, 0, 10]);
+                    assert_eq!(c.composite.info.to_vec(), vec![0xff, 0xff, 0xff, 0xf6, 0, 0, 0, 10]);
                     assert_eq!(c.composite.members.len(), 3);
                 }
             }
@@ -241,7 +241,7 @@ fn data_txt_records() {
     }
     assert_eq!(n, (11, 6, 3, 3));
     assert_eq!(
-        first_arrow_info.unwrap(),
+        first_arrow_info.unwrap().to_vec(),
         vec![0, 0, 0, 3, 0, 0, 0x07, 0xd0]
     );
 }
@@ -262,7 +262,7 @@ fn every_token_type_encodes() {
     want.extend(0.25f64.to_be_bytes());
     want.extend([0, 3, b'a', b'b', b'c']);
     want.extend((-1i32).to_be_bytes());
-    assert_eq!(p.primitive.info, want);
+    assert_eq!(p.primitive.info.to_vec(), want);
 }
 
 #[test]
@@ -419,13 +419,13 @@ fn crlf_whitespace_and_number_forms() {
     };
     assert_eq!(p.stated, TimeBox::new(1e-3, 1.0 / 512.0));
     assert_eq!(
-        p.primitive.vertices,
+        p.primitive.vertices.to_vec(),
         vec![Vertex::new(1e-3, 7), Vertex::new(1.0 / 512.0, -8)]
     );
     let mut want = f64::NEG_INFINITY.to_be_bytes().to_vec();
     want.extend(1.5f32.to_be_bytes());
     want.extend(255u64.to_be_bytes());
-    assert_eq!(p.primitive.info, want);
+    assert_eq!(p.primitive.info.to_vec(), want);
     let Record::Primitive(p) = &r[3] else {
         panic!()
     };
@@ -445,7 +445,7 @@ fn info_tokens_and_whitespace_rule() {
         panic!()
     };
     assert_eq!(
-        p.primitive.info,
+        p.primitive.info.as_slice(),
         [0xff, 0xff, 0xff, 0xf9, 0xde, 0xad, 0xbe, 0xef]
     );
     let Record::Primitive(p) = &r[3] else {
@@ -453,7 +453,7 @@ fn info_tokens_and_whitespace_rule() {
     };
     let mut want = vec![0, 3, b'x', b'_', b'y'];
     want.extend(i64::MIN.to_be_bytes());
-    assert_eq!(p.primitive.info, want);
+    assert_eq!(p.primitive.info.to_vec(), want);
     // %x wider than 32 bits, %s swallowing the following literal (scanf rule).
     for bad in ["< 1|1ffffffff >", "< 1|zz >"] {
         let e = records(&format!(

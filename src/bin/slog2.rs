@@ -59,6 +59,10 @@ enum Cmd {
         /// restore the order through a bounded reorder buffer (-tcc).
         #[arg(long = "check-order", value_enum, default_value_t = OrderArg::Stop)]
         check_order: OrderArg,
+        /// fsync the output before publishing it, for durability across power loss
+        /// (the output is atomic either way: it appears only when complete).
+        #[arg(long)]
+        fsync: bool,
         /// No progress bar and no summary.
         #[arg(short, long)]
         quiet: bool,
@@ -207,6 +211,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             nc,
             ls,
             check_order,
+            fsync,
             quiet,
         } => {
             let filespec = input.join(" ");
@@ -225,6 +230,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                 writer: WriterOptions {
                     children_per_node: nc,
                     leaf_bytesize: ls,
+                    sync: fsync,
                 },
                 check_order: match check_order {
                     OrderArg::Stop => CheckOrder::Stop,
@@ -619,6 +625,7 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 WriterOptions {
                     children_per_node: nc,
                     leaf_bytesize: ls,
+                    ..Default::default()
                 },
             )?;
             for c in slog2::synth::categories() {

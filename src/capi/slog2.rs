@@ -360,6 +360,7 @@ pub unsafe extern "C" fn SLOG2_Write_header_ex(
         let opts = WriterOptions {
             children_per_node: nc,
             leaf_bytesize,
+            ..Default::default()
         };
         match Slog2Writer::create(&w.path, opts) {
             Ok(nw) => {
@@ -651,8 +652,8 @@ pub unsafe extern "C" fn SLOG2_Write_drawable_object(
             ts.iter()
                 .zip(ys)
                 .map(|(t, y)| Vertex::new(*t, *y))
-                .collect(),
-            slice(text as *const u8, ntext).to_vec(),
+                .collect::<crate::model::Vertices>(),
+            slice(text as *const u8, ntext),
         );
         add_drawable(w, TimeBox::new(starttime, endtime), Drawable::Primitive(p))
     })
@@ -719,7 +720,7 @@ pub unsafe extern "C" fn SLOG2_Write_composite_ex(
             let (n, m) = (nv[k] as usize, ni[k] as usize);
             members.push(Primitive::new(
                 cats[k],
-                (v0..v0 + n).map(|j| Vertex::new(ts[j], ys[j])).collect(),
+                (v0..v0 + n).map(|j| Vertex::new(ts[j], ys[j])).collect::<crate::model::Vertices>(),
                 infos[i0..i0 + m].to_vec(),
             ));
             v0 += n;
@@ -727,7 +728,7 @@ pub unsafe extern "C" fn SLOG2_Write_composite_ex(
         }
         let c = Composite {
             category: category_index,
-            info: slice(info as *const u8, ninfo).to_vec(),
+            info: slice(info as *const u8, ninfo).into(),
             members,
         };
         add_drawable(w, TimeBox::new(starttime, endtime), Drawable::Composite(c))

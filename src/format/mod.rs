@@ -680,9 +680,9 @@ pub fn decode_primitive(d: &mut Decoder) -> Result<Primitive> {
     let category = d.i32()?;
     let ilen = d.i16()?;
     let info = if ilen > 0 {
-        d.bytes(ilen as usize)?.to_vec()
+        d.bytes(ilen as usize)?.into()
     } else {
-        Vec::new()
+        InfoBytes::new()
     };
     let at = d.offset();
     let nv = d.i16()?;
@@ -701,7 +701,7 @@ pub fn decode_primitive(d: &mut Decoder) -> Result<Primitive> {
             format!("{nv} vertices do not fit the block"),
         ));
     }
-    let mut vertices = Vec::with_capacity(nv);
+    let mut vertices = Vertices::with_capacity(nv);
     for _ in 0..nv {
         let time = d.f64()?;
         let line = d.i32()?;
@@ -722,9 +722,9 @@ pub fn decode_drawable(d: &mut Decoder) -> Result<Drawable> {
             let category = d.i32()?;
             let ilen = d.i16()?;
             let info = if ilen > 0 {
-                d.bytes(ilen as usize)?.to_vec()
+                d.bytes(ilen as usize)?.into()
             } else {
-                Vec::new()
+                InfoBytes::new()
             };
             let nat = d.offset();
             let n = d.i16()?;
@@ -916,19 +916,23 @@ impl Node {
 }
 
 /// Encode a node. `entry.ptr` must already hold the block's final offset and size.
-pub fn encode_node(
+/// Encode a node block; each drawable list is given as its length and the
+/// drawables in the order to store them (drawing order).
+pub fn encode_node<'a>(
     out: &mut Vec<u8>,
     entry: &DirEntry,
-    nestless: &[Drawable],
-    nestable: &[Drawable],
+    nestless_len: usize,
+    nestless: impl Iterator<Item = &'a Drawable>,
+    nestable_len: usize,
+    nestable: impl Iterator<Item = &'a Drawable>,
     stubs: &[Stub],
 ) {
     encode_entry_header(out, entry);
-    put_i32(out, nestless.len() as i32);
+    put_i32(out, nestless_len as i32);
     for d in nestless {
         encode_drawable(out, d);
     }
-    put_i32(out, nestable.len() as i32);
+    put_i32(out, nestable_len as i32);
     for d in nestable {
         encode_drawable(out, d);
     }

@@ -17,6 +17,7 @@ use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 pub mod plugin;
 pub mod slog2;
 pub mod text;
+pub mod text_par;
 
 /// A category definition as a trace delivers it (TRACE `Category_head_t` +
 /// legend + label + method IDs), already split into the model's form.
@@ -62,13 +63,61 @@ pub trait TraceSource {
     fn progress(&self) -> Option<f64> {
         None
     }
+
+    /// Bulk interface: replace the contents of `out` with the next records,
+    /// in order (empty at the end). A source that parses in bulk hands over a
+    /// whole vector without moving records one by one; an error comes only
+    /// after every record before it has been handed over. The default hands
+    /// over one record per call.
+    fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
+        out.clear();
+        if let Some(r) = self.next_record()? {
+            out.push(r);
+        }
+        Ok(())
+    }
+
+    /// Where `out[i]` of the last [`next_records`](Self::next_records) came
+    /// from (see [`location`](Self::location)).
+    fn location_of(&self, i: usize) -> String {
+        let _ = i;
+        self.location()
+    }
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
 /// SLOG-2 version string) or the sample text format.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
+    open_source_with(path, 0)
+}
+
+/// Text files at least this large are parsed by worker threads when
+/// `parse_threads` is 0 (automatic) and the machine has more than one core.
+pub const PARALLEL_MIN_BYTES: u64 = 4 << 20;
+
+/// [`open_source`] with a choice of text parser threads: 0 automatic, 1 the
+/// sequential parser, n > 1 that many worker threads ([`text_par`]).
+pub fn open_source_with(
+    path: &std::path::Path,
+    parse_threads: usize,
+) -> Result<Box<dyn TraceSource + Send>> {
     if slog2::Slog2Source::looks_like(path) {
-        Ok(Box::new(slog2::Slog2Source::open(path)?))
+        return Ok(Box::new(slog2::Slog2Source::open(path)?));
+    }
+    let mut opts = text_par::ParallelOptions::default();
+    let parallel = match parse_threads {
+        0 => {
+            let big = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
+            big && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+        }
+        1 => false,
+        n => {
+            opts.workers = n;
+            true
+        }
+    };
+    if parallel {
+        Ok(Box::new(text_par::ParallelTextSource::open(path, opts)?))
     } else {
         Ok(Box::new(text::TextSource::open(path)?))
     }

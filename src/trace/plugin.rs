@@ -307,8 +307,8 @@ impl PluginSource {
                 let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
                 Vertex::new(t[i], y[yi])
             })
-            .collect();
-        let info = b[..onb].iter().map(|&c| c as u8).collect();
+            .collect::<crate::model::Vertices>();
+        let info: crate::model::InfoBytes = b[..onb].iter().map(|&c| c as u8).collect();
         Ok(TracePrimitive {
             stated: TimeBox::new(s, e),
             primitive: Primitive::new(cat, vertices, info),

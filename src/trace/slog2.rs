@@ -468,6 +468,7 @@ mod tests {
             WriterOptions {
                 children_per_node: 3,
                 leaf_bytesize: 2048,
+                ..Default::default()
             },
         )
         .unwrap();

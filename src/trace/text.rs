@@ -69,6 +69,29 @@ pub struct TextSource {
     total_bytes: Option<u64>,
     /// Each defined category's label, prepared for encoding info text.
     formats: rustc_hash::FxHashMap<i32, InfoPlan>,
+    /// Chunk mode (parallel parsing, `text_par`): info text is not encoded
+    /// but recorded here, because the category labels it needs may be
+    /// defined in an earlier chunk that another thread parses.
+    deferred: Option<std::cell::RefCell<Vec<DeferredInfo>>>,
+    /// Where deferred info goes: 0 the record itself, k composite member k-1.
+    defer_target: std::cell::Cell<u32>,
+}
+
+/// Info text found in chunk mode, to be encoded by the consumer in file order.
+#[derive(Debug, Clone)]
+pub(crate) struct DeferredInfo {
+    /// Index of the record in its chunk (set by the chunk's parser thread).
+    pub record: u32,
+    /// 0: the record's own info; k: the info of composite member k-1.
+    pub target: u32,
+    pub category: i32,
+    pub line_no: usize,
+    /// The line, as a range of the chunk's buffer; the positions below are
+    /// relative to it (as `angle` returns them).
+    pub line: Range<usize>,
+    pub open: usize,
+    pub body: usize,
+    pub close: usize,
 }
 
 impl TextSource {
@@ -99,6 +122,48 @@ impl TextSource {
             bytes_read: 0,
             total_bytes: None,
             formats: Default::default(),
+            deferred: None,
+            defer_target: std::cell::Cell::new(0),
+        }
+    }
+
+    /// A parser for one chunk of a larger file (whole lines, whole
+    /// composites) whose first line is line `first_line`, with info text
+    /// deferred (see [`DeferredInfo`]).
+    pub(crate) fn for_chunk(name: &str, buf: Vec<u8>, first_line: usize) -> Self {
+        let mut s = Self::from_read(name, std::io::empty());
+        s.lines = Lines::from_vec(buf);
+        s.cur = 0..0;
+        s.line_no = first_line - 1;
+        s.deferred = Some(Default::default());
+        s
+    }
+
+    /// Chunk mode: parse `buf` next, its first line being `first_line`.
+    pub(crate) fn set_chunk(&mut self, buf: Vec<u8>, first_line: usize) {
+        self.lines = Lines::from_vec(buf);
+        self.line_no = first_line - 1;
+        self.cur = 0..0;
+        if let Some(d) = &self.deferred {
+            d.borrow_mut().clear();
+        }
+    }
+
+    /// Chunk mode: the chunk's buffer back (what [`DeferredInfo`] ranges
+    /// refer to).
+    pub(crate) fn take_chunk(&mut self) -> Vec<u8> {
+        std::mem::replace(&mut self.lines, Lines::from_vec(Vec::new())).buf
+    }
+
+    /// Line number of the record last returned.
+    pub(crate) fn record_line(&self) -> usize {
+        self.record_line
+    }
+
+    /// Chunk mode: take the info recorded since the last call.
+    pub(crate) fn take_deferred(&self, into: &mut Vec<DeferredInfo>) {
+        if let Some(d) = &self.deferred {
+            into.append(&mut d.borrow_mut());
         }
     }
 
@@ -143,7 +208,7 @@ impl TextSource {
             });
         }
         let (stated, category) = c.drawable_head()?;
-        let mut vertices = Vec::with_capacity(2);
+        let mut vertices = Vertices::new();
         while c.peek() == Some(b'(') {
             c.p += 1;
             let t = c.double()?;
@@ -167,7 +232,7 @@ impl TextSource {
     /// label. Only whitespace may come before it (or before the closing `]`
     /// or the end of the line): anything else would be a vertex or count
     /// that the reference silently drops, e.g. `(0.1, 0) , (0.2, 0)`.
-    fn info(&self, c: &mut Cur, category: i32) -> PResult<Vec<u8>> {
+    fn info(&self, c: &mut Cur, category: i32) -> PResult<InfoBytes> {
         c.ws();
         if c.peek().is_some_and(|b| b != b'<' && b != b']') {
             return Err(c.err(
@@ -179,21 +244,23 @@ impl TextSource {
                 c.p = open;
                 return Err(c.err("info '< ' has no closing ' >'"));
             }
-            return Ok(Vec::new());
+            return Ok(InfoBytes::new());
         };
         c.p = open;
-        let Some(fmt) = self.formats.get(&category) else {
-            return Err(c.err(&format!(
-                "info given but category {category} is not defined yet \
-                 (define categories before the drawables that use them)"
-            )));
-        };
-        if fmt.fmt.is_empty() {
-            return Err(c.err(&format!(
-                "info given but category {category} has no label to encode it with"
-            )));
+        if let Some(d) = &self.deferred {
+            d.borrow_mut().push(DeferredInfo {
+                record: 0,
+                target: self.defer_target.get(),
+                category,
+                line_no: c.line,
+                line: self.cur.clone(),
+                open,
+                body,
+                close,
+            });
+            return Ok(InfoBytes::new());
         }
-        encode_info(fmt, &c.s[..close], body, c)
+        encode_with(&self.formats, c, category, body, close)
     }
 
     fn parse_category(&mut self) -> PResult<Category> {
@@ -443,7 +510,10 @@ impl TextSource {
                     i + 1
                 )));
             }
-            let p = self.parse_primitive_line()?;
+            self.defer_target.set(i as u32 + 1);
+            let p = self.parse_primitive_line();
+            self.defer_target.set(0);
+            let p = p?;
             member_boxes.push(p.stated);
             members.push(p.primitive);
         }
@@ -506,6 +576,23 @@ impl TraceSource for TextSource {
     }
 }
 
+/// `NumPrimes` of a composite header line, if it parses (for cutting a
+/// file into chunks that hold whole composites; errors are left to the
+/// parser of the chunk).
+pub(crate) fn composite_member_count(line: &[u8]) -> Option<usize> {
+    let mut c = Cur {
+        s: line,
+        p: 0,
+        file: "",
+        line: 0,
+    };
+    c.drawable_head().ok()?;
+    c.lit(b"NumPrimes=").ok()?;
+    c.ws();
+    let n = c.int().ok()?;
+    usize::try_from(n).ok().filter(|n| *n >= 1)
+}
+
 /// Read from any `Read` — kept for callers of the earlier free function.
 pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
     TextSource::from_read(name, r)
@@ -540,6 +627,20 @@ impl Lines {
             nl: Vec::new(),
             nl_next: 0,
             eof: false,
+        }
+    }
+
+    /// Lines of a buffer holding the whole input.
+    fn from_vec(buf: Vec<u8>) -> Self {
+        let nl = memchr::memchr_iter(b'\n', &buf).collect();
+        Lines {
+            src: Box::new(std::io::empty()),
+            len: buf.len(),
+            buf,
+            pos: 0,
+            nl,
+            nl_next: 0,
+            eof: true,
         }
     }
 
@@ -601,7 +702,7 @@ impl Lines {
 /// First occurrence of a two-byte pattern at or after `from`.
 #[inline]
 fn find(s: &[u8], from: usize, pat: &[u8; 2]) -> Option<usize> {
-    if s.len() < from + 32 {
+    if s.len() < from + 64 {
         // Short rests (usually " ]"): a plain scan beats memchr's setup.
         return s
             .get(from..)?
@@ -738,15 +839,60 @@ impl InfoPlan {
     }
 }
 
+/// Info text `c.s[body..close]` (the cursor at its `<`) encoded with the
+/// label of `category`.
+fn encode_with(
+    formats: &rustc_hash::FxHashMap<i32, InfoPlan>,
+    c: &mut Cur,
+    category: i32,
+    body: usize,
+    close: usize,
+) -> PResult<InfoBytes> {
+    let Some(fmt) = formats.get(&category) else {
+        return Err(c.err(&format!(
+            "info given but category {category} is not defined yet \
+             (define categories before the drawables that use them)"
+        )));
+    };
+    if fmt.fmt.is_empty() {
+        return Err(c.err(&format!(
+            "info given but category {category} has no label to encode it with"
+        )));
+    }
+    encode_info(fmt, &c.s[..close], body, c)
+}
+
+/// The labels of the categories defined so far, for encoding deferred info
+/// in file order (the consumer side of parallel parsing).
+#[derive(Default)]
+pub(crate) struct InfoFormats(rustc_hash::FxHashMap<i32, InfoPlan>);
+
+impl InfoFormats {
+    pub fn define(&mut self, c: &Category) {
+        self.0.insert(c.index, InfoPlan::new(&c.info));
+    }
+
+    /// Encode one deferred info; `buf` is the chunk buffer it refers to.
+    pub fn encode(&self, file: &str, buf: &[u8], d: &DeferredInfo) -> Result<InfoBytes> {
+        let mut c = Cur {
+            s: &buf[d.line.clone()],
+            p: d.open,
+            file,
+            line: d.line_no,
+        };
+        encode_with(&self.0, &mut c, d.category, d.body, d.close).map_err(|e| *e)
+    }
+}
+
 /// Match `text[from..]` against the label (scanf rules) and encode the values.
-fn encode_info(plan: &InfoPlan, text: &[u8], from: usize, c: &Cur) -> PResult<Vec<u8>> {
+fn encode_info(plan: &InfoPlan, text: &[u8], from: usize, c: &Cur) -> PResult<InfoBytes> {
     let mut t = Cur {
         s: text,
         p: from,
         file: c.file,
         line: c.line,
     };
-    let mut out = Vec::with_capacity(4 * plan.tokens.len());
+    let mut out = InfoBytes::new();
     plan.literal(&mut t, 0)?;
     for (k, &tok) in plan.tokens.iter().enumerate() {
         match tok {
@@ -1003,6 +1149,13 @@ impl<'a> Cur<'a> {
 
     #[inline]
     fn int(&mut self) -> PResult<i32> {
+        self.ws();
+        // The common `[-]digits` spelling; anything else (a `+`, too many
+        // digits, an error to report) takes the general path.
+        if let Some((v, n)) = self.s.get(self.p..).and_then(fast_int) {
+            self.p += n;
+            return Ok(v);
+        }
         self.signed("a 32-bit integer", i32::MIN as i64, i32::MAX as i64)
             .map(|v| v as i32)
     }
@@ -1098,7 +1251,7 @@ fn digit_run(s: &[u8], mut i: usize, m: &mut u64) -> usize {
 /// then runs the general parser, which also produces the error message).
 /// Returns the stated box, category, vertices and the position after them.
 #[inline]
-fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vec<Vertex>, usize)> {
+fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     if s.get(..20)? != b"Primitive[ TimeBBox(" {
         return None;
     }
@@ -1117,7 +1270,7 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vec<Vertex>, usize)> {
     p += 11;
     let (category, n) = fast_int(s.get(p..)?)?;
     p += n;
-    let mut vertices = Vec::with_capacity(2);
+    let mut vertices = Vertices::new();
     while s.get(p) == Some(&b' ') && s.get(p + 1) == Some(&b'(') {
         let (t, n) = fast_decimal(s.get(p + 2..)?)?;
         p += 2 + n;
@@ -1431,5 +1584,34 @@ mod tests {
             line: 1,
         };
         assert_eq!(c.int64().unwrap(), i64::MIN);
+    }
+}
+
+#[cfg(test)]
+mod zz_speed {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn fast_primitive_speed() {
+        let data = std::fs::read("/tmp/t1m.txt").unwrap();
+        let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            let mut n = 0usize;
+            let mut acc = 0.0;
+            for l in &lines {
+                if let Some((b, c, v, p)) = fast_primitive(l) {
+                    n += 1;
+                    acc += b.start + c as f64 + v.len() as f64 + p as f64;
+                }
+            }
+            println!("fast_primitive: {n} lines in {:.3} s ({acc})", t.elapsed().as_secs_f64());
+            let t = std::time::Instant::now();
+            let mut n = 0usize;
+            for l in memchr::memchr_iter(b'\n', &data) {
+                n += l & 1;
+            }
+            println!("memchr: {n} in {:.3} s", t.elapsed().as_secs_f64());
+        }
     }
 }

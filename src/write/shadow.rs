@@ -79,8 +79,7 @@ fn ratio(a: f64, b: f64) -> f64 {
 struct OwnPrim {
     category: i32,
     tbox: TimeBox,
-    first_line: i32,
-    last_line: i32,
+    key: DrawingKey,
 }
 
 #[derive(Debug)]
@@ -119,8 +118,7 @@ impl ShadowBuf {
         let own = OwnPrim {
             category: p.category,
             tbox,
-            first_line: p.first_line(),
-            last_line: p.last_line(),
+            key: DrawingKey::new(tbox, p.category, p.first_line(), p.last_line()),
         };
         match self.index.get(&key) {
             Some(&i) => {
@@ -276,31 +274,25 @@ impl ShadowBuf {
 fn exclusive_ratios(s: &mut PendingShadow) {
     let own = std::mem::take(&mut s.own);
     let mut excl = vec![0.0f64; own.len()];
-    let mut idx: Vec<usize> = (0..own.len()).collect();
-    let cmp = |a: &OwnPrim, b: &OwnPrim| {
-        drawing_order(
-            a.tbox,
-            a.category,
-            a.first_line,
-            a.last_line,
-            b.tbox,
-            b.category,
-            b.first_line,
-            b.last_line,
-        )
-    };
-    idx.sort_by(|&a, &b| cmp(&own[a], &own[b]));
+    // Drawing order; the index keeps equal keys in insertion order.
+    let mut idx: Vec<(DrawingKey, u32)> = own
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.key, i as u32))
+        .collect();
+    if !idx.is_sorted() {
+        idx.sort_unstable();
+    }
     let mut stack: Vec<usize> = Vec::new();
-    let mut prev: Option<usize> = None;
-    for &i in &idx {
+    let mut prev: Option<DrawingKey> = None;
+    for &(key, i) in &idx {
+        let i = i as usize;
         // Exact duplicates (equal in drawing order) are left at 0, as the
         // reference's sorted set drops them.
-        if let Some(p) = prev {
-            if cmp(&own[p], &own[i]).is_eq() {
-                continue;
-            }
+        if prev == Some(key) {
+            continue;
         }
-        prev = Some(i);
+        prev = Some(key);
         let b = own[i].tbox;
         let mut x = b.duration();
         for cb in s.child_boxes.iter().rev() {
