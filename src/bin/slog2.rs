@@ -59,6 +59,10 @@ enum Cmd {
         /// restore the order through a bounded reorder buffer (-tcc).
         #[arg(long = "check-order", value_enum, default_value_t = OrderArg::Stop)]
         check_order: OrderArg,
+        /// Text parser threads: 0 = automatic (worker threads for text files of 4 MiB or more
+        /// on a multi-core machine), 1 = one sequential parser, N = N worker threads.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
         /// fsync the output before publishing it, for durability across power loss
         /// (the output is atomic either way: it appears only when complete).
         #[arg(long)]
@@ -211,6 +215,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             nc,
             ls,
             check_order,
+            threads,
             fsync,
             quiet,
         } => {
@@ -224,7 +229,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                         return Ok(ExitCode::SUCCESS);
                     }
                 },
-                None => slog2::trace::open_source(Path::new(&filespec))? as Box<dyn TraceSource>,
+                None => slog2::trace::open_source_with(Path::new(&filespec), threads)? as Box<dyn TraceSource>,
             };
             let opts = ConvertOptions {
                 writer: WriterOptions {

@@ -628,6 +628,24 @@ pub fn decode_treedir(block: &[u8], base: u64) -> Result<Vec<DirEntry>> {
 // Drawables and shadows inside node blocks (§7)
 
 pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
+    // States and arrows (no info, two vertices) in one copy.
+    if p.info.is_empty() && p.vertices.len() == 2 {
+        let mut r = [0u8; 32];
+        r[0..4].copy_from_slice(&p.category.to_be_bytes());
+        r[6..8].copy_from_slice(&2i16.to_be_bytes());
+        for (k, v) in p.vertices.iter().enumerate() {
+            let o = 8 + 12 * k;
+            let t = if v.time.is_nan() {
+                f64::from_bits(0x7ff8_0000_0000_0000)
+            } else {
+                v.time
+            };
+            r[o..o + 8].copy_from_slice(&t.to_be_bytes());
+            r[o + 8..o + 12].copy_from_slice(&v.line.to_be_bytes());
+        }
+        out.extend_from_slice(&r);
+        return;
+    }
     put_i32(out, p.category);
     put_i16(out, p.info.len() as i16);
     out.extend_from_slice(&p.info);

@@ -75,6 +75,10 @@ pub struct TextSource {
     deferred: Option<std::cell::RefCell<Vec<DeferredInfo>>>,
     /// Where deferred info goes: 0 the record itself, k composite member k-1.
     defer_target: std::cell::Cell<u32>,
+    /// `next_records`: line of each record handed over, and an error to
+    /// report after them.
+    batch_lines: Vec<usize>,
+    stashed: Option<Error>,
 }
 
 /// Info text found in chunk mode, to be encoded by the consumer in file order.
@@ -124,6 +128,8 @@ impl TextSource {
             formats: Default::default(),
             deferred: None,
             defer_target: std::cell::Cell::new(0),
+            batch_lines: Vec::new(),
+            stashed: None,
         }
     }
 
@@ -158,6 +164,34 @@ impl TextSource {
     /// Line number of the record last returned.
     pub(crate) fn record_line(&self) -> usize {
         self.record_line
+    }
+
+    /// Chunk mode: the chunk's bytes.
+    pub(crate) fn chunk_buf(&self) -> &[u8] {
+        &self.lines.buf[..self.lines.len]
+    }
+
+    /// Chunk mode: go on at byte `pos` of the chunk, which starts line `line`.
+    pub(crate) fn seek_chunk(&mut self, pos: usize, line: usize) {
+        self.lines.pos = pos;
+        self.lines.nl.clear();
+        self.lines.nl_next = 0;
+        self.line_no = line - 1;
+    }
+
+    /// Chunk mode: the byte position and line number to go on at.
+    pub(crate) fn chunk_pos(&self) -> (usize, usize) {
+        (self.lines.pos, self.line_no + 1)
+    }
+
+    /// Chunk mode: parse `range` of the chunk, line `line`, as a primitive
+    /// line (what `next_record` does with a line starting `Primitive`,
+    /// without the line splitting around it).
+    pub(crate) fn primitive_at(&mut self, range: Range<usize>, line: usize) -> Result<TracePrimitive> {
+        self.cur = range;
+        self.line_no = line;
+        self.record_line = line;
+        self.parse_primitive_line().map_err(|e| *e)
     }
 
     /// Chunk mode: take the info recorded since the last call.
@@ -568,6 +602,38 @@ impl TraceSource for TextSource {
         format!("{}:{}", self.name, self.record_line)
     }
 
+    /// Up to 1024 records at a time; an error comes after the records
+    /// before it.
+    fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
+        out.clear();
+        self.batch_lines.clear();
+        if let Some(e) = self.stashed.take() {
+            return Err(e);
+        }
+        while out.len() < 1024 {
+            match self.next_record() {
+                Ok(Some(r)) => {
+                    out.push(r);
+                    self.batch_lines.push(self.record_line);
+                }
+                Ok(None) => break,
+                Err(e) if out.is_empty() => return Err(e),
+                Err(e) => {
+                    self.stashed = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn location_of(&self, i: usize) -> String {
+        match self.batch_lines.get(i) {
+            Some(l) => format!("{}:{}", self.name, l),
+            None => self.location(),
+        }
+    }
+
     /// Bytes read so far over the file size (when the size is known).
     fn progress(&self) -> Option<f64> {
         self.total_bytes
@@ -632,13 +698,12 @@ impl Lines {
 
     /// Lines of a buffer holding the whole input.
     fn from_vec(buf: Vec<u8>) -> Self {
-        let nl = memchr::memchr_iter(b'\n', &buf).collect();
         Lines {
             src: Box::new(std::io::empty()),
             len: buf.len(),
             buf,
             pos: 0,
-            nl,
+            nl: Vec::new(),
             nl_next: 0,
             eof: true,
         }
@@ -663,13 +728,20 @@ impl Lines {
                 if self.pos == self.len {
                     return Ok(None);
                 }
+                // Whole input in the buffer (or its last line): find the
+                // line end directly.
                 let st = self.pos;
-                let mut end = self.len;
-                self.pos = self.len;
-                if self.buf[end - 1] == b'\r' {
-                    end -= 1;
-                }
-                return Ok(Some((st..end, self.len - st)));
+                let (nl, next) = match memchr::memchr(b'\n', &self.buf[st..self.len]) {
+                    Some(k) => (st + k, st + k + 1),
+                    None => (self.len, self.len),
+                };
+                self.pos = next;
+                let end = if nl > st && self.buf[nl - 1] == b'\r' {
+                    nl - 1
+                } else {
+                    nl
+                };
+                return Ok(Some((st..end, next - st)));
             }
             // No newline in buf[pos..len]: move that partial line to the
             // front, grow the buffer if it is mostly full, read more.
@@ -817,7 +889,7 @@ impl InfoPlan {
             match piece {
                 Piece::Ws => t.ws(),
                 Piece::Exact(e) => match t.s.get(t.p..t.p + e.len()) {
-                    Some(x) if x == &e[..] => t.p += e.len(),
+                    Some(x) if same_bytes(x, e) => t.p += e.len(),
                     _ => {
                         // Point at the first byte that differs.
                         let same = t.s[t.p..]
@@ -1256,14 +1328,12 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
         return None;
     }
     let mut p = 20;
-    let (start, n) = fast_decimal(s.get(p..)?)?;
-    p += n;
-    if s.get(p)? != &b',' {
-        return None;
-    }
-    p += 1;
-    let (end, n) = fast_decimal(s.get(p..)?)?;
-    p += n;
+    let (start, start_len) = fast_decimal_then(s, p, b',')?;
+    let start_at = p;
+    p += start_len + 1;
+    let (end, end_len) = fast_decimal_then(s, p, b')')?;
+    let end_at = p;
+    p += end_len;
     if s.get(p..p + 11)? != b") Category=" {
         return None;
     }
@@ -1272,8 +1342,16 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     p += n;
     let mut vertices = Vertices::new();
     while s.get(p) == Some(&b' ') && s.get(p + 1) == Some(&b'(') {
-        let (t, n) = fast_decimal(s.get(p + 2..)?)?;
-        p += 2 + n;
+        p += 2;
+        // Vertex times usually repeat the box's text: reuse its value.
+        let (t, n) = if same_text(s, start_at, p, start_len) {
+            (start, start_len)
+        } else if same_text(s, end_at, p, end_len) {
+            (end, end_len)
+        } else {
+            fast_decimal_then(s, p, b',')?
+        };
+        p += n;
         if s.get(p..p + 2)? != b", " {
             return None;
         }
@@ -1290,6 +1368,70 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
         return None;
     }
     Some((TimeBox::new(start, end), category, vertices, p))
+}
+
+/// [`fast_decimal`] at `s[p..]` when the number must be followed by `delim`
+/// (so no check for exponents or other tails is needed).
+#[inline(always)]
+fn fast_decimal_then(s: &[u8], p: usize, delim: u8) -> Option<(f64, usize)> {
+    let t = s.get(p..)?;
+    let mut i = 0;
+    let neg = t.first() == Some(&b'-');
+    i += neg as usize;
+    let mut m: u64;
+    let int_digits;
+    // The common `0.` start without the eight-digit machinery.
+    if t.get(i) == Some(&b'0') && t.get(i + 1) == Some(&b'.') {
+        m = 0;
+        int_digits = 1;
+        i += 1;
+    } else {
+        m = 0;
+        let d0 = i;
+        i = digit_run(t, i, &mut m);
+        int_digits = i - d0;
+    }
+    let mut frac = 0;
+    if t.get(i) == Some(&b'.') {
+        i += 1;
+        let f0 = i;
+        i = digit_run(t, i, &mut m);
+        frac = i - f0;
+    }
+    if t.get(i) != Some(&delim)
+        || int_digits + frac == 0
+        || int_digits + frac > 19
+        || frac > 22
+        || m > (1u64 << 53)
+    {
+        return None;
+    }
+    let v = m as f64 / POW10[frac];
+    Some((if neg { -v } else { v }, i))
+}
+
+/// `a == b` for the short slices of this format, without a `memcmp` call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `s[b..b + n]` repeats `s[a..a + n]` and is followed by `,` (a vertex
+/// time spelled like a box time): two 16-byte loads when the line has room.
+#[inline(always)]
+fn same_text(s: &[u8], a: usize, b: usize, n: usize) -> bool {
+    if s.get(b + n) != Some(&b',') {
+        return false;
+    }
+    if n <= 16 {
+        if let (Some(x), Some(y)) = (s.get(a..a + 16), s.get(b..b + 16)) {
+            let x = u128::from_le_bytes(x.try_into().unwrap_or([0; 16]));
+            let y = u128::from_le_bytes(y.try_into().unwrap_or([0; 16]));
+            let mask = if n == 16 { u128::MAX } else { (1u128 << (8 * n)) - 1 };
+            return (x ^ y) & mask == 0;
+        }
+    }
+    s.get(a..a + n) == s.get(b..b + n)
 }
 
 /// `[-]digits` fitting an `i32`, without error reporting.
@@ -1584,34 +1726,5 @@ mod tests {
             line: 1,
         };
         assert_eq!(c.int64().unwrap(), i64::MIN);
-    }
-}
-
-#[cfg(test)]
-mod zz_speed {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn fast_primitive_speed() {
-        let data = std::fs::read("/tmp/t1m.txt").unwrap();
-        let lines: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let mut n = 0usize;
-            let mut acc = 0.0;
-            for l in &lines {
-                if let Some((b, c, v, p)) = fast_primitive(l) {
-                    n += 1;
-                    acc += b.start + c as f64 + v.len() as f64 + p as f64;
-                }
-            }
-            println!("fast_primitive: {n} lines in {:.3} s ({acc})", t.elapsed().as_secs_f64());
-            let t = std::time::Instant::now();
-            let mut n = 0usize;
-            for l in memchr::memchr_iter(b'\n', &data) {
-                n += l & 1;
-            }
-            println!("memchr: {n} in {:.3} s", t.elapsed().as_secs_f64());
-        }
     }
 }

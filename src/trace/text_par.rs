@@ -51,7 +51,7 @@ impl Default for ParallelOptions {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         ParallelOptions {
             workers: cores.clamp(1, 4),
-            chunk_bytes: std::env::var("SLOG2_CHUNK").ok().and_then(|v| v.parse().ok()).unwrap_or(512 * 1024),
+            chunk_bytes: 256 * 1024,
         }
     }
 }
@@ -128,7 +128,9 @@ impl ParallelTextSource {
     ) -> Result<Self> {
         let workers = opts.workers.max(1);
         let chunk = opts.chunk_bytes.max(1);
-        let pool = workers + 2;
+        // Chunks in flight: enough that the consumer rarely waits for a
+        // parser, few enough to keep memory flat (about 0.6 MB each).
+        let pool = workers + 4;
         let (work_tx, work_rx) = sync_channel::<Work>(workers);
         let (res_tx, res_rx) = sync_channel::<ChunkResult>(pool + 2);
         let (back_tx, back_rx) = sync_channel::<Buffers>(pool);
@@ -377,9 +379,31 @@ fn parse_chunk(parser: &mut TextSource, w: Work) -> ChunkResult {
     deferred.clear();
     parser.set_chunk(buf, w.first_line);
     let mut error = None;
+    let (mut pos, mut line) = (0, w.first_line);
     loop {
         let d0 = deferred.len();
-        let r = parser.next_record();
+        let buf = parser.chunk_buf();
+        if pos >= buf.len() {
+            break;
+        }
+        // Primitive lines, the bulk of a trace, are cut out here directly;
+        // everything else goes through the parser's own line handling.
+        let r = if buf[pos..].starts_with(b"Primitive") {
+            let (nl, next) = match memchr::memchr(b'\n', &buf[pos..]) {
+                Some(k) => (pos + k, pos + k + 1),
+                None => (buf.len(), buf.len()),
+            };
+            let end = if nl > pos && buf[nl - 1] == b'\r' { nl - 1 } else { nl };
+            let r = parser.primitive_at(pos..end, line).map(|p| Some(Record::Primitive(p)));
+            pos = next;
+            line += 1;
+            r
+        } else {
+            parser.seek_chunk(pos, line);
+            let r = parser.next_record();
+            (pos, line) = parser.chunk_pos();
+            r
+        };
         parser.take_deferred(&mut deferred);
         for d in &mut deferred[d0..] {
             d.record = recs.len() as u32;

@@ -21,8 +21,8 @@
 
 mod shadow;
 
-use std::io::{BufWriter, Seek, SeekFrom, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileExt, PermissionsExt};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -144,7 +144,9 @@ impl OpenNode {
 pub struct Slog2Writer {
     target: PathBuf,
     tmp: Option<tempfile::NamedTempFile>,
-    out: Option<BufWriter<std::fs::File>>,
+    /// For the blocks after the tree (nodes go through `encoder`).
+    file: std::fs::File,
+    encoder: Encoder,
     offset: u64,
     opts: WriterOptions,
     header: Header,
@@ -161,7 +163,10 @@ pub struct Slog2Writer {
     dir: Vec<DirEntry>,
     last_end: Option<f64>,
     summary: WriteSummary,
-    scratch: Vec<u8>,
+    /// Blocks after the tree, written at once by `finish`.
+    tail: Vec<u8>,
+    tail_offset: u64,
+    finished: bool,
 }
 
 impl Slog2Writer {
@@ -199,16 +204,17 @@ impl Slog2Writer {
             .as_file()
             .try_clone()
             .map_err(|e| Error::io(tmp.path(), e))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
         let header = Header::placeholder(opts.children_per_node, opts.leaf_bytesize);
         // Placeholder header; the real one is written last. Its version is
         // zeroed so an interrupted file is never taken for a valid one.
-        out.write_all(&[0u8; format::HEADER_SIZE])
+        file.write_all_at(&[0u8; format::HEADER_SIZE], 0)
             .map_err(|e| Error::io(tmp.path(), e))?;
+        let encoder = Encoder::start(&file, &target)?;
         Ok(Slog2Writer {
             target,
             tmp: Some(tmp),
-            out: Some(out),
+            file,
+            encoder,
             offset: format::HEADER_SIZE as u64,
             opts,
             header,
@@ -221,7 +227,9 @@ impl Slog2Writer {
             dir: Vec::new(),
             last_end: None,
             summary: WriteSummary::default(),
-            scratch: Vec::new(),
+            tail: Vec::new(),
+            tail_offset: 0,
+            finished: false,
         })
     }
 
@@ -383,8 +391,13 @@ impl Slog2Writer {
             }
         };
         let node = &mut self.trunk[target];
-        for (p, t) in d.primitives().iter().zip(&member_topos) {
-            node.shadows.add_primitive(*t, p);
+        match &d {
+            Drawable::Primitive(p) => node.shadows.add_primitive(cat_topo, p, tbox),
+            Drawable::Composite(c) => {
+                for (p, t) in c.members.iter().zip(&member_topos) {
+                    node.shadows.add_primitive(*t, p, p.time_box());
+                }
+            }
         }
         node.bytes += rec + 1;
         self.summary.primitives += d.primitives().len() as u64;
@@ -455,35 +468,22 @@ impl Slog2Writer {
         };
         self.dir.push(entry);
 
-        let mut shadows = std::mem::take(&mut node.shadows);
+        let shadows = &mut node.shadows;
         shadows.seal();
         for s in &held {
             shadows.merge_child(s);
         }
         let outgoing = shadows.finalize(entry);
 
-        self.scratch.clear();
-        self.scratch.reserve(size);
-        format::encode_node(
-            &mut self.scratch,
-            &entry,
-            node.nestless.drawables.len(),
-            node.nestless.sorted(),
-            node.nestable.drawables.len(),
-            node.nestable.sorted(),
-            &held,
-        );
-        debug_assert_eq!(self.scratch.len(), size);
-        node.nestless.clear();
-        node.nestable.clear();
+        let job = EncodeJob {
+            entry,
+            nestless: std::mem::replace(&mut node.nestless, self.encoder.recycled()),
+            nestable: std::mem::replace(&mut node.nestable, self.encoder.recycled()),
+            held,
+        };
         node.bytes = NODE_OVERHEAD;
         node.finished.push(outgoing);
-        let out = self
-            .out
-            .as_mut()
-            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        out.write_all(&self.scratch)
-            .map_err(|e| Error::io(&self.target, e))?;
+        self.encoder.send(job)?;
         self.offset += size as u64;
         self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size as i32);
         Ok(())
@@ -495,6 +495,10 @@ impl Slog2Writer {
         if self.last_end.is_none() {
             return Err(Error::NoDrawables);
         }
+        if self.finished {
+            return Err(Error::InvalidArgument("writer already finished".into()));
+        }
+        self.finished = true;
         // Identity map lines: the root's drawables and the root's stub shadows.
         let top = self.trunk.len() - 1;
         let mut lines: std::collections::BTreeSet<i32> = Default::default();
@@ -518,6 +522,9 @@ impl Slog2Writer {
         }
         let root_entry = *self.dir.last().ok_or(Error::NoDrawables)?;
         let root_buf = self.trunk[top].finished.pop().ok_or(Error::NoDrawables)?;
+        // Every node is written once the encoder is done.
+        self.encoder.finish()?;
+        self.tail_offset = self.offset;
         let mut sums = FxHashMap::default();
         shadow::summarize(&root_buf, &mut sums);
 
@@ -564,20 +571,13 @@ impl Slog2Writer {
 
         self.header.treeroot = root_entry.ptr;
         self.header.max_treedepth = root_entry.id.depth;
-        let mut out = self
-            .out
-            .take()
-            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
         let path = self.target.clone();
-        out.flush().map_err(|e| Error::io(&path, e))?;
-        let mut file = out
-            .into_inner()
-            .map_err(|e| Error::io(&path, e.into_error()))?;
+        let file = &self.file;
+        file.write_all_at(&self.tail, self.tail_offset)
+            .map_err(|e| Error::io(&path, e))?;
         buf.clear();
         self.header.encode(&mut buf);
-        file.seek(SeekFrom::Start(0))
-            .map_err(|e| Error::io(&path, e))?;
-        file.write_all(&buf).map_err(|e| Error::io(&path, e))?;
+        file.write_all_at(&buf, 0).map_err(|e| Error::io(&path, e))?;
         file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
         if self.opts.sync {
             file.sync_all().map_err(|e| Error::io(&path, e))?;
@@ -598,16 +598,128 @@ impl Slog2Writer {
         Ok(s)
     }
 
+    /// Append a block after the tree (written by `finish`).
     fn write_block(&mut self, bytes: &[u8]) -> Result<BlockPtr> {
-        let out = self
-            .out
-            .as_mut()
-            .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        out.write_all(bytes)
-            .map_err(|e| Error::io(&self.target, e))?;
+        self.tail.extend_from_slice(bytes);
         let p = BlockPtr::new(self.offset, bytes.len());
         self.offset += bytes.len() as u64;
         self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
         Ok(p)
     }
+}
+
+/// A closed node on its way to the file.
+struct EncodeJob {
+    entry: DirEntry,
+    nestless: NodeDrawables,
+    nestable: NodeDrawables,
+    held: Vec<Stub>,
+}
+
+/// The encoding thread. Closing a node fixes its size and file offset, so
+/// sorting its drawables, encoding them and writing the block can happen on
+/// another thread while the writer goes on building the tree; blocks are
+/// written at their offsets. Drawable lists come back empty for reuse.
+struct Encoder {
+    tx: Option<SyncSender<EncodeJob>>,
+    back: Receiver<NodeDrawables>,
+    handle: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl Encoder {
+    fn start(file: &std::fs::File, path: &Path) -> Result<Self> {
+        let file = file.try_clone().map_err(|e| Error::io(path, e))?;
+        let path = path.to_path_buf();
+        let (tx, rx) = sync_channel::<EncodeJob>(2);
+        let (back_tx, back) = sync_channel::<NodeDrawables>(8);
+        let handle = std::thread::Builder::new()
+            .name("slog2-encode".into())
+            .spawn(move || encode_jobs(&file, &path, rx, back_tx))
+            .map_err(|e| Error::io(Path::new("."), e))?;
+        Ok(Encoder {
+            tx: Some(tx),
+            back,
+            handle: Some(handle),
+        })
+    }
+
+    fn recycled(&self) -> NodeDrawables {
+        self.back.try_recv().unwrap_or_default()
+    }
+
+    fn send(&mut self, job: EncodeJob) -> Result<()> {
+        let sent = match &self.tx {
+            Some(tx) => tx.send(job).is_ok(),
+            None => false,
+        };
+        if sent {
+            return Ok(());
+        }
+        // The encoder stopped: its error is the cause.
+        self.finish()?;
+        Err(Error::InvalidArgument("writer already finished".into()))
+    }
+
+    /// Wait until every block is written.
+    fn finish(&mut self) -> Result<()> {
+        self.tx = None;
+        match self.handle.take() {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(Error::InvalidArgument("encoder thread panicked".into()))),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Encoder {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+fn encode_jobs(
+    file: &std::fs::File,
+    path: &Path,
+    rx: Receiver<EncodeJob>,
+    back: SyncSender<NodeDrawables>,
+) -> Result<()> {
+    // Consecutive blocks are gathered and written together.
+    const FLUSH: usize = 1 << 20;
+    let mut buf: Vec<u8> = Vec::with_capacity(FLUSH + (1 << 17));
+    let mut buf_offset = 0u64;
+    let flush = |buf: &mut Vec<u8>, at: u64| -> Result<()> {
+        file.write_all_at(buf, at).map_err(|e| Error::io(path, e))?;
+        buf.clear();
+        Ok(())
+    };
+    for mut job in rx {
+        let at = job.entry.ptr.offset as u64;
+        if !buf.is_empty() && (buf_offset + buf.len() as u64 != at || buf.len() >= FLUSH) {
+            flush(&mut buf, buf_offset)?;
+        }
+        if buf.is_empty() {
+            buf_offset = at;
+        }
+        let start = buf.len();
+        buf.reserve(job.entry.ptr.size as usize);
+        format::encode_node(
+            &mut buf,
+            &job.entry,
+            job.nestless.drawables.len(),
+            job.nestless.sorted(),
+            job.nestable.drawables.len(),
+            job.nestable.sorted(),
+            &job.held,
+        );
+        debug_assert_eq!(buf.len() - start, job.entry.ptr.size as usize);
+        job.nestless.clear();
+        job.nestable.clear();
+        let _ = back.try_send(job.nestless);
+        let _ = back.try_send(job.nestable);
+    }
+    if !buf.is_empty() {
+        flush(&mut buf, buf_offset)?;
+    }
+    Ok(())
 }

@@ -50,12 +50,6 @@ impl ShadowKey {
         }
     }
 
-    fn topology(&self) -> Topology {
-        match self {
-            ShadowKey::Small { topology, .. } | ShadowKey::Large { topology, .. } => *topology,
-        }
-    }
-
     fn of_primitive(topology: Topology, p: &Primitive) -> Self {
         Self::new(topology, p.vertices.iter().map(|v| v.line))
     }
@@ -77,18 +71,36 @@ fn ratio(a: f64, b: f64) -> f64 {
 /// One of a shadow's own primitives (stored in the node being built).
 #[derive(Debug, Clone, Copy)]
 struct OwnPrim {
+    slot: u32,
     category: i32,
     tbox: TimeBox,
-    key: DrawingKey,
+    first_line: i32,
+    last_line: i32,
+}
+
+impl OwnPrim {
+    fn key(&self) -> DrawingKey {
+        DrawingKey::new(self.tbox, self.category, self.first_line, self.last_line)
+    }
+}
+
+/// A key of one or two line IDs (every state, arrow and event) packed into
+/// one integer, so the per-primitive lookup hashes a single value.
+fn packed_key(topology: Topology, lines: &[Vertex]) -> Option<u128> {
+    let (n, a, b) = match lines {
+        [v] => (1u128, v.line, 0),
+        [v, w] => (2u128, v.line, w.line),
+        _ => return None,
+    };
+    Some(((topology as u128) << 72) | (n << 64) | ((a as u32 as u128) << 32) | (b as u32 as u128))
 }
 
 #[derive(Debug)]
 struct PendingShadow {
+    topology: Topology,
     vertices: SmallVec<[Vertex; 2]>,
     tbox: TimeBox,
     num_real: i64,
-    /// Own primitives in insertion order (only until the node closes).
-    own: Vec<OwnPrim>,
     /// Per-category weights (set when sealed, then merged into).
     weights: SmallVec<[Weight; 4]>,
     /// Boxes of child shadows merged into a State key that has own primitives.
@@ -103,70 +115,97 @@ impl PendingShadow {
 }
 
 /// The pending shadow map of one open node: a key index into a slab kept in
-/// insertion order (so output never depends on hashing).
+/// insertion order (so output never depends on hashing). The own primitives
+/// of all keys are one list in insertion order. A node's buffer is reused
+/// after every close, so its tables keep their capacity.
 #[derive(Debug, Default)]
 pub(crate) struct ShadowBuf {
+    /// Keys of one or two vertices, packed.
+    small: FxHashMap<u128, u32>,
     index: FxHashMap<ShadowKey, u32>,
-    slots: Vec<(Topology, PendingShadow)>,
+    slots: Vec<PendingShadow>,
+    own: Vec<OwnPrim>,
+    // Scratch space for the exclusive ratios.
+    order: Vec<u32>,
+    starts: Vec<u32>,
+    excl: Vec<f64>,
+    sorted: Vec<(DrawingKey, u32)>,
+    stack: Vec<usize>,
 }
 
 impl ShadowBuf {
     /// Fold one primitive stored in the node into its key's shadow.
-    pub fn add_primitive(&mut self, topology: Topology, p: &Primitive) {
-        let key = ShadowKey::of_primitive(topology, p);
-        let tbox = p.time_box();
-        let own = OwnPrim {
-            category: p.category,
-            tbox,
-            key: DrawingKey::new(tbox, p.category, p.first_line(), p.last_line()),
+    pub fn add_primitive(&mut self, topology: Topology, p: &Primitive, tbox: TimeBox) {
+        let found = match packed_key(topology, &p.vertices) {
+            Some(k) => match self.small.entry(k) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(self.slots.len() as u32);
+                    None
+                }
+            },
+            None => {
+                let key = ShadowKey::of_primitive(topology, p);
+                match self.index.get(&key) {
+                    Some(&i) => Some(i),
+                    None => {
+                        self.index.insert(key, self.slots.len() as u32);
+                        None
+                    }
+                }
+            }
         };
-        match self.index.get(&key) {
-            Some(&i) => {
-                let s = &mut self.slots[i as usize].1;
+        let slot = match found {
+            Some(i) => {
+                let s = &mut self.slots[i as usize];
                 let n = s.num_real as f64;
                 for (sv, pv) in s.vertices.iter_mut().zip(&p.vertices) {
                     sv.time = (sv.time * n + pv.time) / (n + 1.0);
                 }
                 s.tbox = s.tbox.union(&tbox);
                 s.num_real += 1;
-                s.own.push(own);
+                i
             }
             None => {
-                self.index.insert(key, self.slots.len() as u32);
-                self.slots.push((
+                let i = self.slots.len() as u32;
+                self.slots.push(PendingShadow {
                     topology,
-                    PendingShadow {
-                        vertices: p.vertices.iter().copied().collect(),
-                        tbox,
-                        num_real: 1,
-                        own: vec![own],
-                        weights: SmallVec::new(),
-                        child_boxes: Vec::new(),
-                        has_own_states: topology == Topology::State,
-                    },
-                ));
+                    vertices: p.vertices.iter().copied().collect(),
+                    tbox,
+                    num_real: 1,
+                    weights: SmallVec::new(),
+                    child_boxes: Vec::new(),
+                    has_own_states: topology == Topology::State,
+                });
+                i
             }
-        }
+        };
+        self.own.push(OwnPrim {
+            slot,
+            category: p.category,
+            tbox,
+            first_line: p.first_line(),
+            last_line: p.last_line(),
+        });
     }
 
-    /// Step 1: the node's end is known; compute inclusive ratios of own primitives.
+    /// Step 1: the node's end is known; compute inclusive ratios of own
+    /// primitives (per key in insertion order).
     pub fn seal(&mut self) {
-        for (_, s) in self.slots.iter_mut() {
-            let dur = s.tbox.duration();
-            for p in &s.own {
-                let r = ratio(p.tbox.duration(), dur) as f32;
-                match s.weights.iter_mut().find(|w| w.category == p.category) {
-                    Some(w) => {
-                        w.incl += r;
-                        w.count += 1;
-                    }
-                    None => s.weights.push(Weight {
-                        category: p.category,
-                        incl: r,
-                        excl: 0.0,
-                        count: 1,
-                    }),
+        for p in &self.own {
+            let s = &mut self.slots[p.slot as usize];
+            let r = ratio(p.tbox.duration(), s.tbox.duration()) as f32;
+            match s.weights.iter_mut().find(|w| w.category == p.category) {
+                Some(w) => {
+                    w.incl += r;
+                    w.count += 1;
                 }
+                None => s.weights.push(Weight {
+                    category: p.category,
+                    incl: r,
+                    excl: 0.0,
+                    count: 1,
+                }),
             }
         }
     }
@@ -174,28 +213,37 @@ impl ShadowBuf {
     /// Step 2: merge a child's outgoing buffer (its stub) into this one.
     pub fn merge_child(&mut self, child: &Stub) {
         for cs in child.shadows() {
-            let Some(key) = ShadowKey::of_shadow(cs) else {
+            let Some(topology) = cs.topology() else {
                 continue;
             };
-            match self.index.get(&key) {
+            let found = match packed_key(topology, &cs.vertices) {
+                Some(k) => self.small.get(&k).copied(),
+                None => ShadowKey::of_shadow(cs).and_then(|k| self.index.get(&k).copied()),
+            };
+            match found {
                 None => {
-                    let topology = key.topology();
-                    self.index.insert(key, self.slots.len() as u32);
-                    self.slots.push((
+                    match packed_key(topology, &cs.vertices) {
+                        Some(k) => {
+                            self.small.insert(k, self.slots.len() as u32);
+                        }
+                        None => {
+                            if let Some(k) = ShadowKey::of_shadow(cs) {
+                                self.index.insert(k, self.slots.len() as u32);
+                            }
+                        }
+                    }
+                    self.slots.push(PendingShadow {
                         topology,
-                        PendingShadow {
-                            vertices: cs.vertices.iter().copied().collect(),
-                            tbox: cs.time_box,
-                            num_real: cs.num_real,
-                            own: Vec::new(),
-                            weights: cs.weights.iter().copied().collect(),
-                            child_boxes: Vec::new(),
-                            has_own_states: false,
-                        },
-                    ));
+                        vertices: cs.vertices.iter().copied().collect(),
+                        tbox: cs.time_box,
+                        num_real: cs.num_real,
+                        weights: cs.weights.iter().copied().collect(),
+                        child_boxes: Vec::new(),
+                        has_own_states: false,
+                    });
                 }
-                Some(&i) => {
-                    let s = &mut self.slots[i as usize].1;
+                Some(i) => {
+                    let s = &mut self.slots[i as usize];
                     let old = s.tbox.duration();
                     let (n, m) = (s.num_real as f64, cs.num_real as f64);
                     for (sv, cv) in s.vertices.iter_mut().zip(&cs.vertices) {
@@ -236,29 +284,31 @@ impl ShadowBuf {
     }
 
     /// Steps 3–4: exclusive ratios, then turn the map into the node's outgoing
-    /// buffer (shadows split and sorted as they are written in a stub).
-    pub fn finalize(self, entry: crate::format::DirEntry) -> Stub {
+    /// buffer (shadows split and sorted as they are written in a stub), and
+    /// leave the buffer empty for the node's next use.
+    pub fn finalize(&mut self, entry: crate::format::DirEntry) -> Stub {
+        self.exclusive_ratios();
         let mut nestless = Vec::new();
         let mut nestable = Vec::new();
-        for (topology, mut s) in self.slots {
-            if s.has_own_states {
-                exclusive_ratios(&mut s);
-            }
+        for mut s in self.slots.drain(..) {
             s.weights
                 .sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
             let shadow = Shadow {
-                category: topology.preview_index(),
+                category: s.topology.preview_index(),
                 vertices: s.vertices.into_vec(),
                 time_box: s.tbox,
                 num_real: s.num_real,
                 weights: s.weights.into_vec(),
             };
-            if topology == Topology::State {
+            if s.topology == Topology::State {
                 nestable.push(shadow);
             } else {
                 nestless.push(shadow);
             }
         }
+        self.index.clear();
+        self.small.clear();
+        self.own.clear();
         nestless.sort_by(Shadow::drawing_cmp);
         nestable.sort_by(Shadow::drawing_cmp);
         Stub {
@@ -267,62 +317,108 @@ impl ShadowBuf {
             nestable,
         }
     }
+
+    /// Exclusive time of each own state: its duration minus time covered by
+    /// child shadows on the same key and by directly nested own states (spec
+    /// §8.2 step 3), summed per category in insertion order.
+    fn exclusive_ratios(&mut self) {
+        // Own primitives grouped by key, insertion order kept (counting sort).
+        let nslots = self.slots.len();
+        self.starts.clear();
+        self.starts.resize(nslots + 1, 0);
+        for p in &self.own {
+            self.starts[p.slot as usize + 1] += 1;
+        }
+        for k in 0..nslots {
+            self.starts[k + 1] += self.starts[k];
+        }
+        self.order.clear();
+        self.order.resize(self.own.len(), 0);
+        {
+            let mut next: SmallVec<[u32; 64]> = self.starts[..nslots].iter().copied().collect();
+            for (i, p) in self.own.iter().enumerate() {
+                let k = &mut next[p.slot as usize];
+                self.order[*k as usize] = i as u32;
+                *k += 1;
+            }
+        }
+        self.excl.clear();
+        self.excl.resize(self.own.len(), 0.0);
+        for k in 0..nslots {
+            let s = &mut self.slots[k];
+            if !s.has_own_states {
+                continue;
+            }
+            let group = &self.order[self.starts[k] as usize..self.starts[k + 1] as usize];
+            // Drawing order; the index keeps equal keys in insertion order.
+            self.sorted.clear();
+            self.sorted
+                .extend(group.iter().map(|&i| (self.own[i as usize].key(), i)));
+            sort_adaptive(&mut self.sorted);
+            self.stack.clear();
+            let mut prev: Option<DrawingKey> = None;
+            for &(key, i) in &self.sorted {
+                let i = i as usize;
+                // Exact duplicates (equal in drawing order) are left at 0, as
+                // the reference's sorted set drops them.
+                if prev == Some(key) {
+                    continue;
+                }
+                prev = Some(key);
+                let b = self.own[i].tbox;
+                let mut x = b.duration();
+                for cb in s.child_boxes.iter().rev() {
+                    if b.overlaps(cb) {
+                        x -= b.end.min(cb.end) - b.start.max(cb.start);
+                    }
+                }
+                self.excl[i] = x;
+                while let Some(&top) = self.stack.last() {
+                    if self.own[top].tbox.contains(&b) {
+                        self.excl[top] -= x;
+                        break;
+                    }
+                    self.stack.pop();
+                }
+                self.stack.push(i);
+            }
+            let dur = s.tbox.duration();
+            // Per category, sum in insertion order in single precision, then add.
+            let mut sums: SmallVec<[(i32, f32); 4]> = SmallVec::new();
+            for &i in group {
+                let p = &self.own[i as usize];
+                let r = ratio(self.excl[i as usize], dur) as f32;
+                match sums.iter_mut().find(|(c, _)| *c == p.category) {
+                    Some((_, v)) => *v += r,
+                    None => sums.push((p.category, r)),
+                }
+            }
+            for (c, v) in sums {
+                if let Some(w) = s.weight_mut(c) {
+                    w.excl += v;
+                }
+            }
+        }
+    }
 }
 
-/// Exclusive time of each own state: its duration minus time covered by child
-/// shadows on the same key and by directly nested own states (spec §8.2 step 3).
-fn exclusive_ratios(s: &mut PendingShadow) {
-    let own = std::mem::take(&mut s.own);
-    let mut excl = vec![0.0f64; own.len()];
-    // Drawing order; the index keeps equal keys in insertion order.
-    let mut idx: Vec<(DrawingKey, u32)> = own
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.key, i as u32))
-        .collect();
-    if !idx.is_sorted() {
-        idx.sort_unstable();
-    }
-    let mut stack: Vec<usize> = Vec::new();
-    let mut prev: Option<DrawingKey> = None;
-    for &(key, i) in &idx {
-        let i = i as usize;
-        // Exact duplicates (equal in drawing order) are left at 0, as the
-        // reference's sorted set drops them.
-        if prev == Some(key) {
-            continue;
+/// Sort nearly sorted keys: insertion sort while it stays cheap (own states
+/// of one timeline mostly arrive in start order too), else a full sort.
+pub(crate) fn sort_adaptive<T: Ord + Copy>(v: &mut [T]) {
+    let budget = 8 * v.len() + 64;
+    let mut moves = 0;
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+            moves += 1;
         }
-        prev = Some(key);
-        let b = own[i].tbox;
-        let mut x = b.duration();
-        for cb in s.child_boxes.iter().rev() {
-            if b.overlaps(cb) {
-                x -= b.end.min(cb.end) - b.start.max(cb.start);
-            }
-        }
-        excl[i] = x;
-        while let Some(&top) = stack.last() {
-            if own[top].tbox.contains(&b) {
-                excl[top] -= x;
-                break;
-            }
-            stack.pop();
-        }
-        stack.push(i);
-    }
-    let dur = s.tbox.duration();
-    // Per category, sum in insertion order in single precision, then add.
-    let mut sums: SmallVec<[(i32, f32); 4]> = SmallVec::new();
-    for (p, x) in own.iter().zip(&excl) {
-        let r = ratio(*x, dur) as f32;
-        match sums.iter_mut().find(|(c, _)| *c == p.category) {
-            Some((_, v)) => *v += r,
-            None => sums.push((p.category, r)),
-        }
-    }
-    for (c, v) in sums {
-        if let Some(w) = s.weight_mut(c) {
-            w.excl += v;
+        v[j] = x;
+        if moves > budget {
+            v.sort_unstable();
+            return;
         }
     }
 }
