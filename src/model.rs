@@ -610,6 +610,11 @@ impl DrawingKey {
         }
     }
 
+    /// The start time as an order-preserving integer (the primary key).
+    pub fn start_bits(&self) -> u64 {
+        self.start
+    }
+
     pub fn of_drawable(d: &Drawable, tbox: TimeBox) -> Self {
         Self::new(tbox, d.category(), d.first_line(), d.last_line())
     }

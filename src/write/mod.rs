@@ -83,6 +83,73 @@ pub struct WriteSummary {
 struct NodeDrawables {
     drawables: Vec<Drawable>,
     keys: Vec<(DrawingKey, u32)>,
+    scratch: SortScratch,
+}
+
+/// Reused buffers of [`sort_drawing_keys`].
+#[derive(Default)]
+struct SortScratch {
+    a: Vec<(u64, u32)>,
+    b: Vec<(u64, u32)>,
+    keys: Vec<(DrawingKey, u32)>,
+}
+
+/// Sort a node's keys into drawing order. Comparison sorts of a few thousand
+/// 40-byte keys were the largest cost of writing; instead the start times
+/// (distinct almost always) are radix-sorted on the bytes in which they
+/// differ, stably, so equal starts stay in arrival order, and only runs of
+/// equal starts are then ordered by the rest of the key.
+fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
+    if keys.is_sorted() {
+        return;
+    }
+    let n = keys.len();
+    if n < 64 {
+        keys.sort_unstable();
+        return;
+    }
+    let first = keys[0].0.start_bits();
+    let diff = keys.iter().fold(0u64, |d, k| d | (k.0.start_bits() ^ first));
+    s.a.clear();
+    s.a.extend(keys.iter().enumerate().map(|(i, k)| (k.0.start_bits(), i as u32)));
+    s.b.clear();
+    s.b.resize(n, (0, 0));
+    if diff != 0 {
+        let lo = diff.trailing_zeros() / 8;
+        let hi = (63 - diff.leading_zeros()) / 8;
+        for byte in lo..=hi {
+            let shift = byte * 8;
+            let mut count = [0u32; 257];
+            for &(k, _) in &s.a {
+                count[((k >> shift) & 0xff) as usize + 1] += 1;
+            }
+            for d in 0..256 {
+                count[d + 1] += count[d];
+            }
+            for &e in &s.a {
+                let d = ((e.0 >> shift) & 0xff) as usize;
+                s.b[count[d] as usize] = e;
+                count[d] += 1;
+            }
+            std::mem::swap(&mut s.a, &mut s.b);
+        }
+    }
+    s.keys.clear();
+    s.keys.extend(s.a.iter().map(|&(_, i)| keys[i as usize]));
+    // Equal starts: the rest of the key decides.
+    let mut i = 0;
+    while i < n {
+        let st = s.keys[i].0.start_bits();
+        let mut j = i + 1;
+        while j < n && s.keys[j].0.start_bits() == st {
+            j += 1;
+        }
+        if j - i > 1 {
+            s.keys[i..j].sort_unstable();
+        }
+        i = j;
+    }
+    std::mem::swap(keys, &mut s.keys);
 }
 
 impl NodeDrawables {
@@ -93,9 +160,7 @@ impl NodeDrawables {
 
     /// Drawables in drawing order.
     fn sorted(&mut self) -> impl Iterator<Item = &Drawable> + '_ {
-        if !self.keys.is_sorted() {
-            self.keys.sort_unstable();
-        }
+        sort_drawing_keys(&mut self.keys, &mut self.scratch);
         let d = &self.drawables;
         self.keys.iter().map(move |(_, i)| &d[*i as usize])
     }
