@@ -788,3 +788,54 @@ fn encode_jobs(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The radix sort orders keys exactly as a comparison sort does,
+        /// including runs of equal start times.
+        #[test]
+        fn radix_sort_equals_comparison_sort(
+            raw in prop::collection::vec((0u32..50, 0u32..50, 0i32..3, 0i32..3, -1i32..2), 0..400),
+            scale in prop_oneof![Just(1e-6), Just(1.0), Just(1e9), Just(-1e-3)],
+        ) {
+            let mut keys: Vec<(DrawingKey, u32)> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, d, c, f, l))| {
+                    let start = s as f64 * scale;
+                    let tbox = TimeBox::new(start.min(start + d as f64 * scale), start.max(start + d as f64 * scale));
+                    (DrawingKey::new(tbox, c, f, l), i as u32)
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            let mut scratch = SortScratch::default();
+            sort_drawing_keys(&mut keys, &mut scratch);
+            prop_assert_eq!(keys, want);
+        }
+    }
+}
+
+#[cfg(test)]
+mod adaptive_sort_tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn adaptive_sort_sorts(mut v in prop::collection::vec((0u8..20, 0u16..1000), 0..300), shuffle in any::<bool>()) {
+            if !shuffle {
+                v.sort_unstable();
+                let n = v.len();
+                if n > 2 { v.swap(0, n / 2); }
+            }
+            let mut want = v.clone();
+            want.sort_unstable();
+            super::shadow::sort_adaptive(&mut v);
+            prop_assert_eq!(v, want);
+        }
+    }
+}
