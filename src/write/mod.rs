@@ -170,6 +170,11 @@ impl NodeDrawables {
         self.keys.clear();
     }
 
+    fn reserve(&mut self, n: usize) {
+        self.drawables.reserve(n);
+        self.keys.reserve(n);
+    }
+
     fn iter(&self) -> std::slice::Iter<'_, Drawable> {
         self.drawables.iter()
     }
@@ -546,6 +551,9 @@ impl Slog2Writer {
             nestable: std::mem::replace(&mut node.nestable, self.encoder.recycled()),
             held,
         };
+        // Lists that come back new grow to the last node's size at once.
+        node.nestless.reserve(job.nestless.drawables.len());
+        node.nestable.reserve(job.nestable.drawables.len());
         node.bytes = NODE_OVERHEAD;
         node.finished.push(outgoing);
         self.encoder.send(job)?;
