@@ -8,8 +8,11 @@
 //! vertices must be rejected) before the writer, which only trusts vertices,
 //! sees it.
 //!
-//! Sources: the slog2sdk sample text format (`text`), an SLOG-2 file
-//! (`slog2`), and any C library implementing the TRACE-API (`plugin`).
+//! Sources: the slog2sdk sample text format (`text`, and `text_par` which
+//! parses large files on worker threads with exactly the same results), an
+//! SLOG-2 file (`slog2`), and any C library implementing the TRACE-API
+//! (`plugin`). [`TraceSource::next_records`] hands records over in bulk, so a
+//! parallel source passes whole vectors to the converter.
 
 use crate::error::Result;
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
@@ -93,7 +96,7 @@ pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>
 
 /// Text files at least this large are parsed by worker threads when
 /// `parse_threads` is 0 (automatic) and the machine has more than one core.
-pub const PARALLEL_MIN_BYTES: u64 = 4 << 20;
+pub(crate) const PARALLEL_MIN_BYTES: u64 = 4 << 20;
 
 /// [`open_source`] with a choice of text parser threads: 0 automatic, 1 the
 /// sequential parser, n > 1 that many worker threads ([`text_par`]).

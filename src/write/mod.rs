@@ -13,6 +13,12 @@
 //! per depth plus the stubs waiting for their parent — and does not grow with
 //! the trace length.
 //!
+//! Closing a node fixes its size and so its file offset; sorting its drawables
+//! into drawing order (a radix sort on start times), encoding them and writing
+//! the block then happen on an encoder thread, with positioned writes, while
+//! this thread goes on building the tree (shadows stay here: a parent needs
+//! its children's). The bytes are the same as with one thread.
+//!
 //! Output is atomic: everything is written to a temporary file beside the
 //! target, the header is written last, and the file is renamed over the target
 //! only by [`Slog2Writer::finish`]. Dropping an unfinished writer (an error in
