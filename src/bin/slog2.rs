@@ -60,7 +60,7 @@ enum Cmd {
         #[arg(long = "check-order", value_enum, default_value_t = OrderArg::Stop)]
         check_order: OrderArg,
         /// Text parser threads: 0 = automatic (worker threads for text files of 4 MiB or more
-        /// on a multi-core machine), 1 = one sequential parser, N = N worker threads.
+        /// on machines with 4 or more cores), 1 = parse on the reading thread, N = N workers.
         #[arg(long, default_value_t = 0)]
         threads: usize,
         /// fsync the output before publishing it, for durability across power loss

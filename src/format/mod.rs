@@ -677,6 +677,12 @@ pub fn encode_drawable(out: &mut Vec<u8>, d: &Drawable) {
 
 /// Check that a drawable's length fields fit their on-disk widths.
 pub fn check_drawable(d: &Drawable) -> Result<()> {
+    // The usual case in two comparisons.
+    if let Drawable::Primitive(p) = d {
+        if p.info.len() <= MAX_I16 && (1..=MAX_I16).contains(&p.vertices.len()) {
+            return Ok(());
+        }
+    }
     check_len("info payload", d.info().len())?;
     if let Drawable::Composite(c) = d {
         check_len("composite member list", c.members.len())?;

@@ -95,8 +95,14 @@ pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>
 }
 
 /// Text files at least this large are parsed by worker threads when
-/// `parse_threads` is 0 (automatic) and the machine has more than one core.
+/// `parse_threads` is 0 (automatic) and the machine has at least
+/// [`PARALLEL_MIN_CORES`] cores.
 pub(crate) const PARALLEL_MIN_BYTES: u64 = 4 << 20;
+
+/// The converter already keeps two threads busy (tree writer, node encoder)
+/// besides the reading one, so on two cores parsing on the reading thread is
+/// fastest (BENCHMARKS.md); parser workers pay off from four cores on.
+pub(crate) const PARALLEL_MIN_CORES: usize = 4;
 
 /// [`open_source`] with a choice of text parser threads: 0 automatic, 1 the
 /// sequential parser, n > 1 that many worker threads ([`text_par`]).
@@ -110,8 +116,12 @@ pub fn open_source_with(
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
         0 => {
-            let big = std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
-            big && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+            let big = std::fs::metadata(path)
+                .is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            // Leave a core each to the writer and the encoder.
+            opts.workers = (cores.saturating_sub(2)).clamp(2, 4);
+            big && cores >= PARALLEL_MIN_CORES
         }
         1 => false,
         n => {

@@ -273,6 +273,10 @@ impl TextSource {
                 "unexpected text: expected a vertex '(time, lineID)', info '< ... >' or ']'",
             ));
         }
+        // Most lines end in ` ]`: no `<`, no info.
+        if !c.s[c.p..].contains(&b'<') {
+            return Ok(InfoBytes::new());
+        }
         let Some((open, body, close)) = angle(c.s, c.p) else {
             if let Some(open) = find(c.s, c.p, b"< ") {
                 c.p = open;
@@ -836,6 +840,10 @@ struct InfoPlan {
     tokens: Vec<u8>,
     /// `tokens.len() + 1` literals: before each token, then the tail.
     lits: Vec<Vec<Piece>>,
+    /// The same literals as written in the label, when every token is `%d`
+    /// (the usual MPE label): info spelled exactly like its label is then
+    /// encoded without the general matcher.
+    exact: Option<Vec<Box<[u8]>>>,
 }
 
 enum Piece {
@@ -875,11 +883,49 @@ impl InfoPlan {
         for _ in &fmt.tokens {
             lits.push(split(keys.next().map_or("", |k| k.as_str())));
         }
+        let exact = fmt.tokens.iter().all(|t| *t == b'd').then(|| {
+            let mut keys = fmt.keys.iter().map(|k| k.as_bytes().into());
+            let mut v: Vec<Box<[u8]>> = vec![if lead {
+                keys.next().unwrap_or_default()
+            } else {
+                Box::default()
+            }];
+            for _ in &fmt.tokens {
+                v.push(keys.next().unwrap_or_default());
+            }
+            v
+        });
         InfoPlan {
             fmt: fmt.clone(),
             tokens: fmt.tokens.clone(),
             lits,
+            exact,
         }
+    }
+
+    /// Info text spelled exactly like an all-`%d` label: its encoding, or
+    /// `None` for the general matcher (which gives the same bytes or the
+    /// error).
+    #[inline]
+    fn encode_exact(&self, text: &[u8]) -> Option<InfoBytes> {
+        let exact = self.exact.as_ref()?;
+        let mut out = InfoBytes::new();
+        let mut p = 0;
+        for lit in &exact[..exact.len() - 1] {
+            p += lit.len();
+            if !same_bytes(text.get(p - lit.len()..p)?, lit) {
+                return None;
+            }
+            let (v, n) = fast_int(text.get(p..)?)?;
+            p += n;
+            out.extend_from_slice(&v.to_be_bytes());
+        }
+        let tail = exact.last()?;
+        p += tail.len();
+        if !same_bytes(text.get(p - tail.len()..p)?, tail) {
+            return None;
+        }
+        text[p..].iter().all(|b| b.is_ascii_whitespace()).then_some(out)
     }
 
     /// Match literal `k` at the cursor.
@@ -958,6 +1004,9 @@ impl InfoFormats {
 
 /// Match `text[from..]` against the label (scanf rules) and encode the values.
 fn encode_info(plan: &InfoPlan, text: &[u8], from: usize, c: &Cur) -> PResult<InfoBytes> {
+    if let Some(b) = text.get(from..).and_then(|t| plan.encode_exact(t)) {
+        return Ok(b);
+    }
     let mut t = Cur {
         s: text,
         p: from,
@@ -1340,7 +1389,9 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     p += 11;
     let (category, n) = fast_int(s.get(p..)?)?;
     p += n;
-    let mut vertices = Vertices::new();
+    let mut first: [Vertex; 2] = [Vertex::new(0.0, 0); 2];
+    let mut count = 0usize;
+    let mut more = Vertices::new();
     while s.get(p) == Some(&b' ') && s.get(p + 1) == Some(&b'(') {
         p += 2;
         // Vertex times usually repeat the box's text: reuse its value.
@@ -1362,11 +1413,26 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
             return None;
         }
         p += 1;
-        vertices.push(Vertex::new(t, l));
+        // States and arrows have two vertices: keep them out of the vector's
+        // bookkeeping.
+        if count < 2 {
+            first[count] = Vertex::new(t, l);
+        } else {
+            if count == 2 {
+                more.extend_from_slice(&first);
+            }
+            more.push(Vertex::new(t, l));
+        }
+        count += 1;
     }
-    if vertices.is_empty() || s.get(p).is_some_and(|b| !b.is_ascii_whitespace()) {
+    if count == 0 || s.get(p).is_some_and(|b| !b.is_ascii_whitespace()) {
         return None;
     }
+    let vertices = match count {
+        1 => Vertices::from_slice(&first[..1]),
+        2 => Vertices::from_buf(first),
+        _ => more,
+    };
     Some((TimeBox::new(start, end), category, vertices, p))
 }
 
