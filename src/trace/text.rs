@@ -1505,6 +1505,22 @@ fn same_text(s: &[u8], a: usize, b: usize, n: usize) -> bool {
 fn fast_int(s: &[u8]) -> Option<(i32, usize)> {
     let neg = s.first() == Some(&b'-');
     let d0 = neg as usize;
+    // Line IDs and category indices are short: one or two digits directly.
+    if let Some(&a) = s.get(d0) {
+        let a = a.wrapping_sub(b'0');
+        if a < 10 {
+            let b = s.get(d0 + 1).map_or(10, |b| b.wrapping_sub(b'0'));
+            if b >= 10 {
+                let v = a as i32;
+                return Some((if neg { -v } else { v }, d0 + 1));
+            }
+            let c = s.get(d0 + 2).map_or(10, |c| c.wrapping_sub(b'0'));
+            if c >= 10 {
+                let v = (a * 10 + b) as i32;
+                return Some((if neg { -v } else { v }, d0 + 2));
+            }
+        }
+    }
     let mut m = 0u64;
     let i = digit_run(s, d0, &mut m);
     let nd = i - d0;
