@@ -313,7 +313,9 @@ struct Channel<'a> {
 
 impl Channel<'_> {
     fn empty(&self) -> Batch {
-        self.back.try_recv().unwrap_or_else(|_| Vec::with_capacity(BATCH))
+        self.back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BATCH))
     }
 
     fn send(&self, b: Batch) -> Result<()> {

@@ -362,7 +362,11 @@ impl Primitive {
     }
 
     pub fn event(category: i32, line: i32, t: f64) -> Self {
-        Self::new(category, smallvec::smallvec![Vertex::new(t, line)], InfoBytes::new())
+        Self::new(
+            category,
+            smallvec::smallvec![Vertex::new(t, line)],
+            InfoBytes::new(),
+        )
     }
 
     /// Envelope of the vertex times.

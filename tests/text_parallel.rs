@@ -80,13 +80,19 @@ fn assert_same(text: &[u8], workers: usize, chunk: usize) {
             "record count differs (workers {workers}, chunk {chunk}, batches {batches})"
         );
         for (k, (g, w)) in got.0.iter().zip(&want.0).enumerate() {
-            assert_eq!(g, w, "record {k} (workers {workers}, chunk {chunk}, batches {batches})");
+            assert_eq!(
+                g, w,
+                "record {k} (workers {workers}, chunk {chunk}, batches {batches})"
+            );
         }
     }
 }
 
 fn fixture_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/trace-sample"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/trace-sample"
+    ))
 }
 
 #[test]
@@ -94,7 +100,10 @@ fn sample_traces_parse_the_same_in_parallel() {
     let mut n = 0;
     for e in std::fs::read_dir(fixture_dir()).expect("../shared/fixtures/trace-sample") {
         let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "txt") && !p.to_string_lossy().contains(".print") && !p.to_string_lossy().contains("trace_print") {
+        if p.extension().is_some_and(|x| x == "txt")
+            && !p.to_string_lossy().contains(".print")
+            && !p.to_string_lossy().contains("trace_print")
+        {
             let text = std::fs::read(&p).unwrap();
             for chunk in [1, 7, 64, 300, 1 << 20] {
                 for workers in [1, 3] {
@@ -124,12 +133,26 @@ fn a_large_trace_parses_the_same_in_parallel() {
                 "Composite[ TimeBBox({:.7},{:.7}) Category=1 NumPrimes=2 ]\n\
                  Primitive[ TimeBBox({:.7},{:.7}) Category=1 ({:.7}, 1) ({:.7}, 1) ]\n\
                  Primitive[ TimeBBox({:.7},{:.7}) Category=1 ({:.7}, 2) ({:.7}, 2) ]\n",
-                t - 2e-6, t, t - 2e-6, t - 1e-6, t - 2e-6, t - 1e-6, t - 1e-6, t, t - 1e-6, t
+                t - 2e-6,
+                t,
+                t - 2e-6,
+                t - 1e-6,
+                t - 2e-6,
+                t - 1e-6,
+                t - 1e-6,
+                t,
+                t - 1e-6,
+                t
             ));
         } else {
             text.push_str(&format!(
                 "Primitive[ TimeBBox({:.7},{:.7}) Category=1 ({:.7}, {}) ({:.7}, {}) ]\n",
-                t - 3e-7, t, t - 3e-7, i % 16, t, i % 16
+                t - 3e-7,
+                t,
+                t - 3e-7,
+                i % 16,
+                t,
+                i % 16
             ));
         }
     }
@@ -153,7 +176,12 @@ fn info_for(c: i32) -> &'static str {
 /// Categories 0..3 with labels, so most random lines are valid.
 fn header() -> String {
     let mut s = String::new();
-    for (i, label) in [(0, "< a=%d b=%d >"), (1, "< a=%d b=%d >"), (2, "< x=%d >"), (3, "")] {
+    for (i, label) in [
+        (0, "< a=%d b=%d >"),
+        (1, "< a=%d b=%d >"),
+        (2, "< x=%d >"),
+        (3, ""),
+    ] {
         s.push_str(&format!(
             "Category[ index={i} name=c{i} topo=State color=(1,2,3,255,true) width=1 {label} ]\n"
         ));
@@ -205,15 +233,20 @@ fn line() -> impl Strategy<Value = String> {
 }
 
 fn trace() -> impl Strategy<Value = Vec<u8>> {
-    (prop::collection::vec(line(), 0..80), any::<bool>(), any::<bool>()).prop_map(|(lines, crlf, last_nl)| {
-        let sep = if crlf { "\r\n" } else { "\n" };
-        let mut s = header().replace('\n', sep);
-        s.push_str(&lines.join(sep));
-        if last_nl {
-            s.push_str(sep);
-        }
-        s.into_bytes()
-    })
+    (
+        prop::collection::vec(line(), 0..80),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf, last_nl)| {
+            let sep = if crlf { "\r\n" } else { "\n" };
+            let mut s = header().replace('\n', sep);
+            s.push_str(&lines.join(sep));
+            if last_nl {
+                s.push_str(sep);
+            }
+            s.into_bytes()
+        })
 }
 
 proptest! {

@@ -226,7 +226,10 @@ fn data_txt_records() {
             Record::Composite(c) => {
                 n.2 += 1;
                 if n.2 == 1 {
-                    assert_eq!(c.composite.info.to_vec(), vec![0xff, 0xff, 0xff, 0xf6, 0, 0, 0, 10]);
+                    assert_eq!(
+                        c.composite.info.to_vec(),
+                        vec![0xff, 0xff, 0xff, 0xf6, 0, 0, 0, 10]
+                    );
                     assert_eq!(c.composite.members.len(), 3);
                 }
             }

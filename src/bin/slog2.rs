@@ -229,7 +229,8 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                         return Ok(ExitCode::SUCCESS);
                     }
                 },
-                None => slog2::trace::open_source_with(Path::new(&filespec), threads)? as Box<dyn TraceSource>,
+                None => slog2::trace::open_source_with(Path::new(&filespec), threads)?
+                    as Box<dyn TraceSource>,
             };
             let opts = ConvertOptions {
                 writer: WriterOptions {

@@ -720,7 +720,9 @@ pub unsafe extern "C" fn SLOG2_Write_composite_ex(
             let (n, m) = (nv[k] as usize, ni[k] as usize);
             members.push(Primitive::new(
                 cats[k],
-                (v0..v0 + n).map(|j| Vertex::new(ts[j], ys[j])).collect::<crate::model::Vertices>(),
+                (v0..v0 + n)
+                    .map(|j| Vertex::new(ts[j], ys[j]))
+                    .collect::<crate::model::Vertices>(),
                 infos[i0..i0 + m].to_vec(),
             ));
             v0 += n;

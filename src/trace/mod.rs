@@ -116,8 +116,8 @@ pub fn open_source_with(
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
         0 => {
-            let big = std::fs::metadata(path)
-                .is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
+            let big =
+                std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             // Leave a core each to the writer and the encoder.
             opts.workers = (cores.saturating_sub(2)).clamp(2, 4);

@@ -187,7 +187,11 @@ impl TextSource {
     /// Chunk mode: parse `range` of the chunk, line `line`, as a primitive
     /// line (what `next_record` does with a line starting `Primitive`,
     /// without the line splitting around it).
-    pub(crate) fn primitive_at(&mut self, range: Range<usize>, line: usize) -> Result<TracePrimitive> {
+    pub(crate) fn primitive_at(
+        &mut self,
+        range: Range<usize>,
+        line: usize,
+    ) -> Result<TracePrimitive> {
         self.cur = range;
         self.line_no = line;
         self.record_line = line;
@@ -925,7 +929,10 @@ impl InfoPlan {
         if !same_bytes(text.get(p - tail.len()..p)?, tail) {
             return None;
         }
-        text[p..].iter().all(|b| b.is_ascii_whitespace()).then_some(out)
+        text[p..]
+            .iter()
+            .all(|b| b.is_ascii_whitespace())
+            .then_some(out)
     }
 
     /// Match literal `k` at the cursor.
@@ -1493,7 +1500,11 @@ fn same_text(s: &[u8], a: usize, b: usize, n: usize) -> bool {
         if let (Some(x), Some(y)) = (s.get(a..a + 16), s.get(b..b + 16)) {
             let x = u128::from_le_bytes(x.try_into().unwrap_or([0; 16]));
             let y = u128::from_le_bytes(y.try_into().unwrap_or([0; 16]));
-            let mask = if n == 16 { u128::MAX } else { (1u128 << (8 * n)) - 1 };
+            let mask = if n == 16 {
+                u128::MAX
+            } else {
+                (1u128 << (8 * n)) - 1
+            };
             return (x ^ y) & mask == 0;
         }
     }

@@ -353,16 +353,17 @@ fn parse_chunks(name: &str, rx: &Mutex<Receiver<Work>>, tx: &SyncSender<ChunkRes
         };
         let Ok(w) = work else { return };
         let seq = w.seq;
-        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parse_chunk(&mut parser, w)
-        }));
+        let run =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_chunk(&mut parser, w)));
         let result = match run {
             Ok(r) => r,
             Err(_) => {
                 parser = TextSource::for_chunk(name, Vec::new(), 1);
                 ChunkResult::failed(
                     seq,
-                    Error::Source(format!("internal error: the parser panicked in chunk {seq}")),
+                    Error::Source(format!(
+                        "internal error: the parser panicked in chunk {seq}"
+                    )),
                 )
             }
         };
@@ -393,8 +394,14 @@ fn parse_chunk(parser: &mut TextSource, w: Work) -> ChunkResult {
                 Some(k) => (pos + k, pos + k + 1),
                 None => (buf.len(), buf.len()),
             };
-            let end = if nl > pos && buf[nl - 1] == b'\r' { nl - 1 } else { nl };
-            let r = parser.primitive_at(pos..end, line).map(|p| Some(Record::Primitive(p)));
+            let end = if nl > pos && buf[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            let r = parser
+                .primitive_at(pos..end, line)
+                .map(|p| Some(Record::Primitive(p)));
             pos = next;
             line += 1;
             r

@@ -28,8 +28,8 @@
 mod shadow;
 
 use std::os::unix::fs::{FileExt, PermissionsExt};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use rustc_hash::FxHashMap;
 
@@ -115,9 +115,15 @@ fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
         return;
     }
     let first = keys[0].0.start_bits();
-    let diff = keys.iter().fold(0u64, |d, k| d | (k.0.start_bits() ^ first));
+    let diff = keys
+        .iter()
+        .fold(0u64, |d, k| d | (k.0.start_bits() ^ first));
     s.a.clear();
-    s.a.extend(keys.iter().enumerate().map(|(i, k)| (k.0.start_bits(), i as u32)));
+    s.a.extend(
+        keys.iter()
+            .enumerate()
+            .map(|(i, k)| (k.0.start_bits(), i as u32)),
+    );
     s.b.clear();
     s.b.resize(n, (0, 0));
     if diff != 0 {
@@ -656,7 +662,8 @@ impl Slog2Writer {
             .map_err(|e| Error::io(&path, e))?;
         buf.clear();
         self.header.encode(&mut buf);
-        file.write_all_at(&buf, 0).map_err(|e| Error::io(&path, e))?;
+        file.write_all_at(&buf, 0)
+            .map_err(|e| Error::io(&path, e))?;
         file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
         if self.opts.sync {
             file.sync_all().map_err(|e| Error::io(&path, e))?;
