@@ -79,6 +79,8 @@ pub struct TextSource {
     /// report after them.
     batch_lines: Vec<usize>,
     stashed: Option<Error>,
+    /// The current line has been read but not parsed yet.
+    pending_line: bool,
 }
 
 /// Info text found in chunk mode, to be encoded by the consumer in file order.
@@ -130,6 +132,7 @@ impl TextSource {
             defer_target: std::cell::Cell::new(0),
             batch_lines: Vec::new(),
             stashed: None,
+            pending_line: false,
         }
     }
 
@@ -574,7 +577,8 @@ impl TextSource {
 impl TraceSource for TextSource {
     fn next_record(&mut self) -> Result<Option<Record>> {
         loop {
-            if !self.next_line()? {
+            // `next_records` may have read the line already.
+            if !std::mem::take(&mut self.pending_line) && !self.next_line()? {
                 return Ok(None);
             }
             self.record_line = self.line_no;
@@ -619,6 +623,28 @@ impl TraceSource for TextSource {
             return Err(e);
         }
         while out.len() < 1024 {
+            // Primitive lines, the bulk of a trace, without the record
+            // dispatch of `next_record`.
+            if !self.next_line()? {
+                break;
+            }
+            self.record_line = self.line_no;
+            if self.lines.buf[self.cur.clone()].starts_with(b"Primitive") {
+                match self.parse_primitive_line() {
+                    Ok(p) => {
+                        out.push(Record::Primitive(p));
+                        self.batch_lines.push(self.record_line);
+                        continue;
+                    }
+                    Err(e) if out.is_empty() => return Err(*e),
+                    Err(e) => {
+                        self.stashed = Some(*e);
+                        break;
+                    }
+                }
+            }
+            // Anything else: hand the line back to `next_record`.
+            self.pending_line = true;
             match self.next_record() {
                 Ok(Some(r)) => {
                     out.push(r);
@@ -1380,7 +1406,7 @@ fn digit_run(s: &[u8], mut i: usize, m: &mut u64) -> usize {
 /// Returns the stated box, category, vertices and the position after them.
 #[inline]
 fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
-    if s.get(..20)? != b"Primitive[ TimeBBox(" {
+    if !same_bytes(s.get(..20)?, b"Primitive[ TimeBBox(") {
         return None;
     }
     let mut p = 20;
@@ -1390,7 +1416,7 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     let (end, end_len) = fast_decimal_then(s, p, b')')?;
     let end_at = p;
     p += end_len;
-    if s.get(p..p + 11)? != b") Category=" {
+    if !same_bytes(s.get(p..p + 11)?, b") Category=") {
         return None;
     }
     p += 11;
