@@ -177,8 +177,7 @@ impl TextSource {
     /// Chunk mode: go on at byte `pos` of the chunk, which starts line `line`.
     pub(crate) fn seek_chunk(&mut self, pos: usize, line: usize) {
         self.lines.pos = pos;
-        self.lines.nl.clear();
-        self.lines.nl_next = 0;
+        self.lines.scanned = pos;
         self.line_no = line - 1;
     }
 
@@ -622,9 +621,22 @@ impl TraceSource for TextSource {
         if let Some(e) = self.stashed.take() {
             return Err(e);
         }
+        let fast = self.deferred.is_none();
         while out.len() < 1024 {
-            // Primitive lines, the bulk of a trace, without the record
-            // dispatch of `next_record`.
+            // Usual primitive lines straight from the buffer.
+            if fast {
+                if let Some((p, n)) = fast_line(self.lines.rest(), &self.formats) {
+                    self.lines.pos += n;
+                    self.bytes_read += n as u64;
+                    self.line_no += 1;
+                    self.record_line = self.line_no;
+                    out.push(Record::Primitive(p));
+                    self.batch_lines.push(self.line_no);
+                    continue;
+                }
+            }
+            // Other primitive lines, without the record dispatch of
+            // `next_record`.
             if !self.next_line()? {
                 break;
             }
@@ -699,8 +711,10 @@ pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
 }
 
 /// Splits a reader into lines inside one growable buffer: a line is handed
-/// out as a range of `buf`, valid until the next call. The newlines of each
-/// chunk read are found in one pass.
+/// out as a range of `buf`, valid until the next call. The unconsumed input
+/// is also open to the whole-line fast path ([`fast_line`]), which finds the
+/// end of a line by parsing it, so most lines are never searched for their
+/// newline.
 struct Lines {
     src: Box<dyn Read + Send>,
     buf: Vec<u8>,
@@ -708,10 +722,8 @@ struct Lines {
     pos: usize,
     /// End of the valid data.
     len: usize,
-    /// Positions of the newlines in `buf[pos..len]` not handed out yet
-    /// (from `nl[nl_next]` on).
-    nl: Vec<usize>,
-    nl_next: usize,
+    /// `buf[pos..scanned]` is known to hold no newline (a partial line).
+    scanned: usize,
     eof: bool,
 }
 
@@ -724,8 +736,7 @@ impl Lines {
             buf: vec![0; Self::CHUNK],
             pos: 0,
             len: 0,
-            nl: Vec::new(),
-            nl_next: 0,
+            scanned: 0,
             eof: false,
         }
     }
@@ -737,71 +748,72 @@ impl Lines {
             len: buf.len(),
             buf,
             pos: 0,
-            nl: Vec::new(),
-            nl_next: 0,
+            scanned: 0,
             eof: true,
         }
+    }
+
+    /// The unconsumed input in the buffer (whole lines and perhaps the
+    /// start of one more).
+    #[inline(always)]
+    fn rest(&self) -> &[u8] {
+        &self.buf[self.pos..self.len]
     }
 
     /// The next line without its line end (`\n` or `\r\n`), and the bytes
     /// it used up.
     fn next(&mut self) -> std::io::Result<Option<(Range<usize>, usize)>> {
         loop {
-            if let Some(&nl) = self.nl.get(self.nl_next) {
-                self.nl_next += 1;
-                let st = self.pos;
-                self.pos = nl + 1;
-                let end = if nl > st && self.buf[nl - 1] == b'\r' {
-                    nl - 1
-                } else {
-                    nl
-                };
-                return Ok(Some((st..end, nl + 1 - st)));
-            }
-            if self.eof {
-                if self.pos == self.len {
-                    return Ok(None);
+            let from = self.scanned.max(self.pos);
+            let found = memchr::memchr(b'\n', &self.buf[from..self.len]).map(|k| from + k);
+            let (nl, next) = match found {
+                Some(nl) => (nl, nl + 1),
+                None if self.eof => {
+                    if self.pos == self.len {
+                        return Ok(None);
+                    }
+                    // The last line, without a line end.
+                    (self.len, self.len)
                 }
-                // Whole input in the buffer (or its last line): find the
-                // line end directly.
-                let st = self.pos;
-                let (nl, next) = match memchr::memchr(b'\n', &self.buf[st..self.len]) {
-                    Some(k) => (st + k, st + k + 1),
-                    None => (self.len, self.len),
-                };
-                self.pos = next;
-                let end = if nl > st && self.buf[nl - 1] == b'\r' {
-                    nl - 1
-                } else {
-                    nl
-                };
-                return Ok(Some((st..end, next - st)));
-            }
-            // No newline in buf[pos..len]: move that partial line to the
-            // front, grow the buffer if it is mostly full, read more.
-            if self.pos > 0 {
-                self.buf.copy_within(self.pos..self.len, 0);
-                self.len -= self.pos;
-                self.pos = 0;
-            }
-            if self.buf.len() - self.len < Self::CHUNK / 2 {
-                self.buf.resize(self.buf.len() * 2, 0);
-            }
-            let n = loop {
-                match self.src.read(&mut self.buf[self.len..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
+                None => {
+                    self.scanned = self.len;
+                    self.fill()?;
+                    continue;
                 }
             };
-            let from = self.len;
-            self.len += n;
-            self.eof = n == 0;
-            self.nl.clear();
-            self.nl_next = 0;
-            self.nl
-                .extend(memchr::memchr_iter(b'\n', &self.buf[from..self.len]).map(|k| from + k));
+            let st = self.pos;
+            self.pos = next;
+            let end = if nl > st && self.buf[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            return Ok(Some((st..end, next - st)));
         }
+    }
+
+    /// Move the partial line at `pos` to the front, grow the buffer if it
+    /// is mostly full, and read more.
+    fn fill(&mut self) -> std::io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.len -= self.pos;
+            self.scanned -= self.pos.min(self.scanned);
+            self.pos = 0;
+        }
+        if self.buf.len() - self.len < Self::CHUNK / 2 {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let n = loop {
+            match self.src.read(&mut self.buf[self.len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        self.len += n;
+        self.eof = n == 0;
+        Ok(())
     }
 }
 
@@ -874,6 +886,68 @@ struct InfoPlan {
     /// (the usual MPE label): info spelled exactly like its label is then
     /// encoded without the general matcher.
     exact: Option<Vec<Box<[u8]>>>,
+    /// `exact` when it can be matched without knowing where the info ends
+    /// ([`fast_line`]): no literal holds a `>`, so the first ` >` after the
+    /// info's `< ` (where the general parser ends the info) is the one right
+    /// after the last literal. At most four values and literals of at most
+    /// 16 bytes, compared a word at a time.
+    inline: Option<Vec<Lit>>,
+}
+
+/// A short literal, compared with one 16-byte load where the input has room.
+struct Lit {
+    text: Box<[u8]>,
+    word: u128,
+    mask: u128,
+}
+
+impl Lit {
+    fn new(text: &[u8]) -> Lit {
+        let mut b = [0u8; 16];
+        b[..text.len()].copy_from_slice(text);
+        Lit {
+            text: text.into(),
+            word: u128::from_le_bytes(b),
+            mask: if text.len() >= 16 {
+                u128::MAX
+            } else {
+                (1u128 << (8 * text.len())) - 1
+            },
+        }
+    }
+
+    /// The position after the literal if `s[p..]` starts with it.
+    #[inline(always)]
+    fn matches(&self, s: &[u8], p: usize) -> Option<usize> {
+        let n = self.text.len();
+        let same = match s.get(p..p + 16) {
+            Some(w) => (load16(w) ^ self.word) & self.mask == 0,
+            None => s.get(p..p + n)? == &self.text[..],
+        };
+        same.then_some(p + n)
+    }
+}
+
+/// 16 bytes as a little-endian integer.
+#[inline(always)]
+fn load16(w: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&w[..16]);
+    u128::from_le_bytes(b)
+}
+
+/// `s[p..]` starts with `lit` (a literal of the format): whole-word
+/// compares instead of a byte loop or a `memcmp` call.
+#[inline(always)]
+fn lit_at<const N: usize>(s: &[u8], p: usize, lit: &[u8; N]) -> bool {
+    match s.get(p..p + N) {
+        Some(x) => {
+            let mut a = [0u8; N];
+            a.copy_from_slice(x);
+            a == *lit
+        }
+        None => false,
+    }
 }
 
 enum Piece {
@@ -925,12 +999,36 @@ impl InfoPlan {
             }
             v
         });
+        let inline = exact
+            .as_ref()
+            .filter(|e| e.len() <= 5 && e.iter().all(|l| l.len() <= 16 && !l.contains(&b'>')))
+            .map(|e| e.iter().map(|l| Lit::new(l)).collect());
         InfoPlan {
             fmt: fmt.clone(),
             tokens: fmt.tokens.clone(),
             lits,
             exact,
+            inline,
         }
+    }
+
+    /// [`fast_line`]'s info: `s[at..]` spelled exactly like the label
+    /// (literals and `%d` values, nothing else): its encoding and the
+    /// position after the last literal.
+    #[inline]
+    fn encode_inline(&self, s: &[u8], at: usize) -> Option<(InfoBytes, usize)> {
+        let lits = self.inline.as_deref()?;
+        let mut out = [0u8; 16];
+        let mut p = at;
+        let (last, values) = lits.split_last()?;
+        for (k, lit) in values.iter().enumerate() {
+            p = lit.matches(s, p)?;
+            let (v, n) = fast_int(s.get(p..)?)?;
+            p += n;
+            out[4 * k..4 * k + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        p = last.matches(s, p)?;
+        Some((InfoBytes::from_buf_and_len(out, 4 * values.len()), p))
     }
 
     /// Info text spelled exactly like an all-`%d` label: its encoding, or
@@ -1406,7 +1504,7 @@ fn digit_run(s: &[u8], mut i: usize, m: &mut u64) -> usize {
 /// Returns the stated box, category, vertices and the position after them.
 #[inline]
 fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
-    if !same_bytes(s.get(..20)?, b"Primitive[ TimeBBox(") {
+    if !lit_at(s, 0, b"Primitive[ TimeBBox(") {
         return None;
     }
     let mut p = 20;
@@ -1416,7 +1514,7 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     let (end, end_len) = fast_decimal_then(s, p, b')')?;
     let end_at = p;
     p += end_len;
-    if !same_bytes(s.get(p..p + 11)?, b") Category=") {
+    if !lit_at(s, p, b") Category=") {
         return None;
     }
     p += 11;
@@ -1467,6 +1565,44 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
         _ => more,
     };
     Some((TimeBox::new(start, end), category, vertices, p))
+}
+
+/// A whole primitive line in its usual spelling, parsed in place from the
+/// unconsumed input `s` (which starts at the line): [`fast_primitive`], then
+/// ` ]` and the newline, or info spelled exactly like its category's label
+/// (see [`InfoPlan::encode_inline`]) and ` > ]` and the newline. Returns the
+/// record and the bytes used, newline included. `None` for anything else,
+/// including a line that is not all in `s` yet: the line-by-line parser then
+/// takes it, with the same result or the error message. Skipping the search
+/// for the newline of every line is most of what this saves.
+#[inline]
+fn fast_line(
+    s: &[u8],
+    formats: &rustc_hash::FxHashMap<i32, InfoPlan>,
+) -> Option<(TracePrimitive, usize)> {
+    let (stated, category, vertices, p) = fast_primitive(s)?;
+    let (info, end) = match s.get(p..p + 3)? {
+        b" ]\n" => (InfoBytes::new(), p + 3),
+        b" < " => {
+            let (info, q) = formats.get(&category)?.encode_inline(s, p + 3)?;
+            if s.get(q..q + 5)? != b" > ]\n" {
+                return None;
+            }
+            (info, q + 5)
+        }
+        _ => return None,
+    };
+    Some((
+        TracePrimitive {
+            stated,
+            primitive: Primitive {
+                category,
+                info,
+                vertices,
+            },
+        },
+        end,
+    ))
 }
 
 /// [`fast_decimal`] at `s[p..]` when the number must be followed by `delim`
