@@ -583,6 +583,17 @@ pub fn drawing_order(
         .then_with(|| a_last.cmp(&b_last))
 }
 
+/// An `f64` as a `u64` with the same order as `f64::total_cmp`.
+#[inline(always)]
+pub fn total_order_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
 /// [`drawing_order`] as a plain value: keys compare as their drawables do, so
 /// a writer can compute them once and sort keys instead of drawables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -596,18 +607,9 @@ pub struct DrawingKey {
 
 impl DrawingKey {
     pub fn new(tbox: TimeBox, category: i32, first_line: i32, last_line: i32) -> Self {
-        // An f64 as a u64 with the same order as `f64::total_cmp`.
-        fn ord(x: f64) -> u64 {
-            let b = x.to_bits();
-            if b >> 63 == 1 {
-                !b
-            } else {
-                b | (1 << 63)
-            }
-        }
         DrawingKey {
-            start: ord(tbox.start),
-            end_desc: !ord(tbox.end),
+            start: total_order_bits(tbox.start),
+            end_desc: !total_order_bits(tbox.end),
             category,
             first_line,
             last_line,

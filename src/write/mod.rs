@@ -13,11 +13,24 @@
 //! per depth plus the stubs waiting for their parent — and does not grow with
 //! the trace length.
 //!
-//! Closing a node fixes its size and so its file offset; sorting its drawables
-//! into drawing order (a radix sort on start times), encoding them and writing
-//! the block then happen on an encoder thread, with positioned writes, while
-//! this thread goes on building the tree (shadows stay here: a parent needs
-//! its children's). The bytes are the same as with one thread.
+//! The work is a pipeline of three threads, each handing the next whole
+//! closed nodes in close order:
+//!
+//! 1. the caller's thread (the *tree* side) only places drawables: it checks
+//!    them, finds their tree node and decides when nodes close — none of
+//!    which depends on shadows (a leaf fills with drawables only; stubs are
+//!    added to a node's size when it is written);
+//! 2. the *node* thread ([`NodeWorker`]) builds each closed node's shadows
+//!    (folding its own primitives in arrival order, merging its children's
+//!    stubs, exclusive ratios) and fixes its size, file offset and directory
+//!    entry;
+//! 3. the *block* thread ([`BlockWriter`]) sorts the node's drawables into
+//!    drawing order, encodes the block and writes it at its offset.
+//!
+//! Shadow arithmetic and encoding are most of a writer's work; done on one
+//! thread they made the writer the slowest stage of a conversion (on two
+//! cores the three threads and the reading thread share the cores as their
+//! loads allow). The bytes are the same as with one thread.
 //!
 //! Output is atomic: everything is written to a temporary file beside the
 //! target, the header is written last, and the file is renamed over the target
@@ -80,15 +93,19 @@ pub struct WriteSummary {
     pub time_box: Option<TimeBox>,
 }
 
-/// Drawables of one class (nestless or nestable) in an open node, in arrival
-/// order, with their drawing-order keys computed once on arrival. Closing the
-/// node sorts the keys (`seq` keeps equal keys in arrival order, as a stable
+/// The drawables of an open node in arrival order, with the drawing-order
+/// key of each (computed once on arrival) in one list per class (nestless,
+/// nestable), and the topology of every primitive (a composite: of each
+/// member) in arrival order, for the node thread's shadows. Closing the node
+/// sorts the keys (the index keeps equal keys in arrival order, as a stable
 /// sort would) and encodes the drawables in that order; the drawables never
 /// move.
 #[derive(Default)]
 struct NodeDrawables {
     drawables: Vec<Drawable>,
-    keys: Vec<(DrawingKey, u32)>,
+    nestless: Vec<(DrawingKey, u32)>,
+    nestable: Vec<(DrawingKey, u32)>,
+    topologies: Vec<Topology>,
     scratch: SortScratch,
 }
 
@@ -165,30 +182,42 @@ fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
 }
 
 impl NodeDrawables {
-    fn push(&mut self, d: Drawable, key: DrawingKey) {
-        self.keys.push((key, self.drawables.len() as u32));
+    fn push(&mut self, d: Drawable, key: DrawingKey, nestable: bool) {
+        let k = (key, self.drawables.len() as u32);
+        if nestable {
+            self.nestable.push(k);
+        } else {
+            self.nestless.push(k);
+        }
         self.drawables.push(d);
-    }
-
-    /// Drawables in drawing order.
-    fn sorted(&mut self) -> impl Iterator<Item = &Drawable> + '_ {
-        sort_drawing_keys(&mut self.keys, &mut self.scratch);
-        let d = &self.drawables;
-        self.keys.iter().map(move |(_, i)| &d[*i as usize])
     }
 
     fn clear(&mut self) {
         self.drawables.clear();
-        self.keys.clear();
+        self.nestless.clear();
+        self.nestable.clear();
+        self.topologies.clear();
     }
 
-    fn reserve(&mut self, n: usize) {
-        self.drawables.reserve(n);
-        self.keys.reserve(n);
+    fn reserve_like(&mut self, other: &NodeDrawables) {
+        self.drawables.reserve(other.drawables.len());
+        self.nestless.reserve(other.nestless.len());
+        self.nestable.reserve(other.nestable.len());
+        self.topologies.reserve(other.topologies.len());
     }
 
-    fn iter(&self) -> std::slice::Iter<'_, Drawable> {
-        self.drawables.iter()
+    /// Sort both key lists into drawing order.
+    fn sort(&mut self) {
+        sort_drawing_keys(&mut self.nestless, &mut self.scratch);
+        sort_drawing_keys(&mut self.nestable, &mut self.scratch);
+    }
+
+    /// Drawables of a sorted key list.
+    fn in_order<'a>(
+        &'a self,
+        keys: &'a [(DrawingKey, u32)],
+    ) -> impl Iterator<Item = &'a Drawable> + 'a {
+        keys.iter().map(move |(_, i)| &self.drawables[*i as usize])
     }
 }
 
@@ -197,14 +226,9 @@ struct OpenNode {
     id: NodeId,
     start: f64,
     end: f64,
-    nestless: NodeDrawables,
-    nestable: NodeDrawables,
+    drawables: NodeDrawables,
     /// 46 + Σ (1 + record size) of its drawables.
     bytes: usize,
-    shadows: ShadowBuf,
-    /// This node's outgoing buffers (one per time it closed), waiting for
-    /// the parent to write them as stubs.
-    finished: Vec<Stub>,
 }
 
 impl OpenNode {
@@ -213,11 +237,8 @@ impl OpenNode {
             id,
             start,
             end: start,
-            nestless: NodeDrawables::default(),
-            nestable: NodeDrawables::default(),
+            drawables: NodeDrawables::default(),
             bytes: NODE_OVERHEAD,
-            shadows: ShadowBuf::default(),
-            finished: Vec::new(),
         }
     }
 }
@@ -229,6 +250,7 @@ pub struct Slog2Writer {
     /// For the blocks after the tree (nodes go through `encoder`).
     file: std::fs::File,
     encoder: Encoder,
+    /// End of the file so far (known once the node thread is done).
     offset: u64,
     opts: WriterOptions,
     header: Header,
@@ -242,7 +264,6 @@ pub struct Slog2Writer {
     topologies_used: [bool; 3],
     ycoordmaps: Vec<YCoordMap>,
     trunk: Vec<OpenNode>,
-    dir: Vec<DirEntry>,
     last_end: Option<f64>,
     summary: WriteSummary,
     /// Blocks after the tree, written at once by `finish`.
@@ -291,7 +312,7 @@ impl Slog2Writer {
         // zeroed so an interrupted file is never taken for a valid one.
         file.write_all_at(&[0u8; format::HEADER_SIZE], 0)
             .map_err(|e| Error::io(tmp.path(), e))?;
-        let encoder = Encoder::start(&file, &target)?;
+        let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64)?;
         Ok(Slog2Writer {
             target,
             tmp: Some(tmp),
@@ -306,7 +327,6 @@ impl Slog2Writer {
             topologies_used: [false; 3],
             ycoordmaps: Vec::new(),
             trunk: vec![OpenNode::new(NodeId::new(0, 0), f64::INFINITY)],
-            dir: Vec::new(),
             last_end: None,
             summary: WriteSummary::default(),
             tail: Vec::new(),
@@ -449,20 +469,6 @@ impl Slog2Writer {
 
         // Resolve categories (and topologies of the members) before storing.
         let cat_topo = self.topology_of(d.category());
-        let mut member_topos: smallvec::SmallVec<[Topology; 8]> = smallvec::SmallVec::new();
-        match &d {
-            Drawable::Primitive(_) => member_topos.push(cat_topo),
-            Drawable::Composite(c) => {
-                for m in &c.members {
-                    let t = self.topology_of(m.category);
-                    member_topos.push(t);
-                }
-            }
-        }
-        for t in &member_topos {
-            self.topologies_used[*t as usize] = true;
-        }
-
         let pos = self.trunk.iter().position(|n| n.start <= tbox.start);
         let target = match pos {
             Some(i) => i,
@@ -472,24 +478,25 @@ impl Slog2Writer {
                 r
             }
         };
-        let node = &mut self.trunk[target];
         match &d {
-            Drawable::Primitive(p) => node.shadows.add_primitive(cat_topo, p, tbox),
+            Drawable::Primitive(_) => {
+                self.topologies_used[cat_topo as usize] = true;
+                self.trunk[target].drawables.topologies.push(cat_topo);
+            }
             Drawable::Composite(c) => {
-                for (p, t) in c.members.iter().zip(&member_topos) {
-                    node.shadows.add_primitive(*t, p, p.time_box());
+                for m in &c.members {
+                    let t = self.topology_of(m.category);
+                    self.topologies_used[t as usize] = true;
+                    self.trunk[target].drawables.topologies.push(t);
                 }
             }
         }
+        let node = &mut self.trunk[target];
         node.bytes += rec + 1;
         self.summary.primitives += d.primitives().len() as u64;
         let nestable = matches!(d, Drawable::Composite(_)) || cat_topo == Topology::State;
         let key = DrawingKey::of_drawable(&d, tbox);
-        if nestable {
-            node.nestable.push(d, key);
-        } else {
-            node.nestless.push(d, key);
-        }
+        node.drawables.push(d, key, nestable);
         self.last_end = Some(tbox.end);
         self.summary.drawables += 1;
         Ok(())
@@ -504,7 +511,7 @@ impl Slog2Writer {
             if self.trunk[d].id == next {
                 break;
             }
-            self.close_node(d)?;
+            self.close_node(d, false)?;
             let node = &mut self.trunk[d];
             let old_start = node.start;
             node.start = node.end;
@@ -519,13 +526,13 @@ impl Slog2Writer {
         Ok(())
     }
 
-    /// Write trunk node `d` (§9.4) and leave it empty, its outgoing buffer in
-    /// `finished` for the parent.
-    fn close_node(&mut self, d: usize) -> Result<()> {
+    /// Close trunk node `d` (§9.4): fix its time box and hand it to the node
+    /// thread, which writes it and keeps its outgoing buffer (stub) for the
+    /// parent. The node is left empty for its next position.
+    fn close_node(&mut self, d: usize, root: bool) -> Result<()> {
         let (below, rest) = self.trunk.split_at_mut(d);
         let node = &mut rest[0];
-        let child = below.last_mut();
-        node.end = match &child {
+        node.end = match below.last() {
             None => self.last_end.unwrap_or(node.start),
             Some(c) => c.end,
         };
@@ -533,45 +540,18 @@ impl Slog2Writer {
             // Only possible for a node that never received anything.
             node.start = node.end;
         }
-        let held: Vec<Stub> = child
-            .map(|c| std::mem::take(&mut c.finished))
-            .unwrap_or_default();
-        let size = node.bytes + held.iter().map(Stub::byte_size).sum::<usize>();
-        if size > i32::MAX as usize {
-            return Err(Error::InvalidArgument(format!(
-                "tree node {} would exceed 2 GiB",
-                node.id
-            )));
-        }
-        let entry = DirEntry {
+        let job = NodeJob {
+            level: d,
             id: node.id,
             time_box: TimeBox::new(node.start, node.end),
-            ptr: BlockPtr::new(self.offset, size),
-        };
-        self.dir.push(entry);
-
-        let shadows = &mut node.shadows;
-        shadows.seal();
-        for s in &held {
-            shadows.merge_child(s);
-        }
-        let outgoing = shadows.finalize(entry);
-
-        let job = EncodeJob {
-            entry,
-            nestless: std::mem::replace(&mut node.nestless, self.encoder.recycled()),
-            nestable: std::mem::replace(&mut node.nestable, self.encoder.recycled()),
-            held,
+            bytes: node.bytes,
+            drawables: std::mem::replace(&mut node.drawables, self.encoder.recycled()),
+            root,
         };
         // Lists that come back new grow to the last node's size at once.
-        node.nestless.reserve(job.nestless.drawables.len());
-        node.nestable.reserve(job.nestable.drawables.len());
+        node.drawables.reserve_like(&job.drawables);
         node.bytes = NODE_OVERHEAD;
-        node.finished.push(outgoing);
-        self.encoder.send(job)?;
-        self.offset += size as u64;
-        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size as i32);
-        Ok(())
+        self.encoder.send(job)
     }
 
     /// Close every open node, write categories, maps, directory and header,
@@ -584,31 +564,15 @@ impl Slog2Writer {
             return Err(Error::InvalidArgument("writer already finished".into()));
         }
         self.finished = true;
-        // Identity map lines: the root's drawables and the root's stub shadows.
         let top = self.trunk.len() - 1;
-        let mut lines: std::collections::BTreeSet<i32> = Default::default();
-        for d in 0..self.trunk.len() {
-            if d == top {
-                let root = &self.trunk[d];
-                for dr in root.nestless.iter().chain(root.nestable.iter()) {
-                    for p in dr.primitives() {
-                        lines.extend(p.vertices.iter().map(|v| v.line));
-                    }
-                }
-                if d > 0 {
-                    for s in &self.trunk[d - 1].finished {
-                        for sh in s.shadows() {
-                            lines.extend(sh.vertices.iter().map(|v| v.line));
-                        }
-                    }
-                }
-            }
-            self.close_node(d)?;
+        for d in 0..=top {
+            self.close_node(d, d == top)?;
         }
-        let root_entry = *self.dir.last().ok_or(Error::NoDrawables)?;
-        let root_buf = self.trunk[top].finished.pop().ok_or(Error::NoDrawables)?;
-        // Every node is written once the encoder is done.
-        self.encoder.finish()?;
+        // Every node is written once the node thread is done.
+        let nodes = self.encoder.finish()?;
+        let (root_entry, root_buf, lines) = nodes.root.ok_or(Error::NoDrawables)?;
+        self.offset = nodes.offset;
+        self.header.max_buffer_bytesize = nodes.max_buffer_bytesize;
         self.tail_offset = self.offset;
         let mut sums = FxHashMap::default();
         shadow::summarize(&root_buf, &mut sums);
@@ -648,7 +612,7 @@ impl Slog2Writer {
         format::encode_ycoordmaps(&mut buf, maps.iter());
         self.header.lineidmaps = self.write_block(&buf)?;
 
-        let mut dir = std::mem::take(&mut self.dir);
+        let mut dir = nodes.dir;
         dir.sort_by(|a, b| b.id.depth.cmp(&a.id.depth).then(a.id.xpos.cmp(&b.id.xpos)));
         buf.clear();
         format::encode_treedir(&mut buf, &dir);
@@ -694,38 +658,57 @@ impl Slog2Writer {
     }
 }
 
-/// A closed node on its way to the file.
-struct EncodeJob {
-    entry: DirEntry,
-    nestless: NodeDrawables,
-    nestable: NodeDrawables,
-    held: Vec<Stub>,
+/// A closed node on its way to the node thread.
+struct NodeJob {
+    /// Its trunk position (0 = leaf): its children's stubs are the ones
+    /// written by the nodes closed at `level - 1` since its last close.
+    level: usize,
+    id: NodeId,
+    time_box: TimeBox,
+    /// 46 + Σ (1 + record size) of its drawables (stubs not included).
+    bytes: usize,
+    drawables: NodeDrawables,
+    /// The last node of all: its outgoing buffer and line IDs are kept for
+    /// the category summaries and the identity map.
+    root: bool,
 }
 
-/// The encoding thread. Closing a node fixes its size and file offset, so
-/// sorting its drawables, encoding them and writing the block can happen on
-/// another thread while the writer goes on building the tree; blocks are
-/// written at their offsets. Drawable lists come back empty for reuse.
+/// What the node thread leaves when every node is written.
+struct NodesWritten {
+    dir: Vec<DirEntry>,
+    /// End of the tree's blocks.
+    offset: u64,
+    max_buffer_bytesize: i32,
+    /// The root's entry, its outgoing buffer, and the line IDs of its
+    /// drawables and of its children's shadows (the identity map's rows).
+    root: Option<(DirEntry, Stub, std::collections::BTreeSet<i32>)>,
+}
+
+/// The node thread's end of the writer: see the module documentation.
+/// Drawable lists come back empty for reuse.
 struct Encoder {
-    tx: Option<SyncSender<EncodeJob>>,
+    tx: Option<SyncSender<NodeJob>>,
     back: Receiver<NodeDrawables>,
-    handle: Option<std::thread::JoinHandle<Result<()>>>,
+    handle: Option<std::thread::JoinHandle<Result<NodesWritten>>>,
+    result: Option<Result<NodesWritten>>,
 }
 
 impl Encoder {
-    fn start(file: &std::fs::File, path: &Path) -> Result<Self> {
+    /// Start the node thread; the first node goes at `offset`.
+    fn start(file: &std::fs::File, path: &Path, offset: u64) -> Result<Self> {
         let file = file.try_clone().map_err(|e| Error::io(path, e))?;
         let path = path.to_path_buf();
-        let (tx, rx) = sync_channel::<EncodeJob>(2);
+        let (tx, rx) = sync_channel::<NodeJob>(4);
         let (back_tx, back) = sync_channel::<NodeDrawables>(8);
         let handle = std::thread::Builder::new()
-            .name("slog2-encode".into())
-            .spawn(move || encode_jobs(&file, &path, rx, back_tx))
+            .name("slog2-nodes".into())
+            .spawn(move || NodeWorker::run(file, path, offset, rx, back_tx))
             .map_err(|e| Error::io(Path::new("."), e))?;
         Ok(Encoder {
             tx: Some(tx),
             back,
             handle: Some(handle),
+            result: None,
         })
     }
 
@@ -733,7 +716,7 @@ impl Encoder {
         self.back.try_recv().unwrap_or_default()
     }
 
-    fn send(&mut self, job: EncodeJob) -> Result<()> {
+    fn send(&mut self, job: NodeJob) -> Result<()> {
         let sent = match &self.tx {
             Some(tx) => tx.send(job).is_ok(),
             None => false,
@@ -741,73 +724,249 @@ impl Encoder {
         if sent {
             return Ok(());
         }
-        // The encoder stopped: its error is the cause.
+        // The node thread stopped: its error is the cause.
         self.finish()?;
         Err(Error::InvalidArgument("writer already finished".into()))
     }
 
-    /// Wait until every block is written.
-    fn finish(&mut self) -> Result<()> {
+    /// Wait until every node is written.
+    fn finish(&mut self) -> Result<NodesWritten> {
         self.tx = None;
-        match self.handle.take() {
-            Some(h) => h
-                .join()
-                .unwrap_or_else(|_| Err(Error::InvalidArgument("encoder thread panicked".into()))),
-            None => Ok(()),
+        if let Some(h) = self.handle.take() {
+            self.result =
+                Some(h.join().unwrap_or_else(|_| {
+                    Err(Error::InvalidArgument("node thread panicked".into()))
+                }));
+        }
+        match self.result.take() {
+            Some(Err(e)) => {
+                let msg = e.to_string();
+                self.result = Some(Err(Error::InvalidArgument(msg)));
+                Err(e)
+            }
+            Some(Ok(n)) => Ok(n),
+            None => Err(Error::InvalidArgument("writer already finished".into())),
         }
     }
 }
 
 impl Drop for Encoder {
     fn drop(&mut self) {
-        let _ = self.finish();
+        self.tx = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
     }
 }
 
-fn encode_jobs(
-    file: &std::fs::File,
-    path: &Path,
-    rx: Receiver<EncodeJob>,
-    back: SyncSender<NodeDrawables>,
-) -> Result<()> {
-    // Consecutive blocks are gathered and written together.
+/// The node thread: shadows, sizes, offsets and directory of closed nodes,
+/// in close order (post-order, so a node's children are done before it).
+/// Each node then goes with its children's stubs to the block thread
+/// ([`BlockWriter`]), which sorts, encodes and writes it.
+struct NodeWorker {
+    offset: u64,
+    dir: Vec<DirEntry>,
+    max_buffer_bytesize: i32,
+    /// Outgoing buffers per trunk level, waiting for the parent's close.
+    finished: Vec<Vec<Stub>>,
+    /// Reused for every node: a node's shadows are built when it closes.
+    shadows: ShadowBuf,
+    root: Option<(DirEntry, Stub, std::collections::BTreeSet<i32>)>,
+}
+
+/// A node ready to be written: its entry (offset and size fixed), its
+/// drawables and its children's stubs.
+struct BlockJob {
+    entry: DirEntry,
+    drawables: NodeDrawables,
+    held: Vec<Stub>,
+}
+
+impl NodeWorker {
+    fn run(
+        file: std::fs::File,
+        path: PathBuf,
+        offset: u64,
+        rx: Receiver<NodeJob>,
+        back: SyncSender<NodeDrawables>,
+    ) -> Result<NodesWritten> {
+        let (tx, blocks) = sync_channel::<BlockJob>(4);
+        let bpath = path.clone();
+        let writer = std::thread::Builder::new()
+            .name("slog2-blocks".into())
+            .spawn(move || BlockWriter::new(file, bpath).run(blocks, back))
+            .map_err(|e| Error::io(Path::new("."), e))?;
+        let mut w = NodeWorker {
+            offset,
+            dir: Vec::new(),
+            max_buffer_bytesize: 0,
+            finished: Vec::new(),
+            shadows: ShadowBuf::default(),
+            root: None,
+        };
+        let mut failed = None;
+        for job in rx {
+            match w.node(job) {
+                Ok(b) => {
+                    if tx.send(b).is_err() {
+                        // The block thread stopped: its error is the cause.
+                        break;
+                    }
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(Error::InvalidArgument("block thread panicked".into())));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        written?;
+        Ok(NodesWritten {
+            dir: w.dir,
+            offset: w.offset,
+            max_buffer_bytesize: w.max_buffer_bytesize,
+            root: w.root,
+        })
+    }
+
+    /// Place one closed node (§9.4) in the file, build its shadows from its
+    /// own primitives and its children's stubs, and keep its outgoing buffer.
+    fn node(&mut self, job: NodeJob) -> Result<BlockJob> {
+        let held: Vec<Stub> = match job.level.checked_sub(1) {
+            Some(c) => self
+                .finished
+                .get_mut(c)
+                .map(std::mem::take)
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let size = job.bytes + held.iter().map(Stub::byte_size).sum::<usize>();
+        if size > i32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "tree node {} would exceed 2 GiB",
+                job.id
+            )));
+        }
+        let entry = DirEntry {
+            id: job.id,
+            time_box: job.time_box,
+            ptr: BlockPtr::new(self.offset, size),
+        };
+        self.dir.push(entry);
+        self.offset += size as u64;
+        self.max_buffer_bytesize = self.max_buffer_bytesize.max(size as i32);
+
+        // Shadows: own primitives in arrival order, then the children's.
+        let nd = &job.drawables;
+        let shadows = &mut self.shadows;
+        let mut topologies = nd.topologies.iter();
+        for d in &nd.drawables {
+            for p in d.primitives() {
+                let t = topologies.next().copied().unwrap_or(Topology::State);
+                shadows.add_primitive(t, p, p.time_box());
+            }
+        }
+        shadows.seal();
+        for s in &held {
+            shadows.merge_child(s);
+        }
+        let outgoing = shadows.finalize(entry);
+
+        if job.root {
+            let mut lines = std::collections::BTreeSet::new();
+            for d in &nd.drawables {
+                for p in d.primitives() {
+                    lines.extend(p.vertices.iter().map(|v| v.line));
+                }
+            }
+            for s in &held {
+                for sh in s.shadows() {
+                    lines.extend(sh.vertices.iter().map(|v| v.line));
+                }
+            }
+            self.root = Some((entry, outgoing, lines));
+        } else {
+            if self.finished.len() <= job.level {
+                self.finished.resize_with(job.level + 1, Vec::new);
+            }
+            self.finished[job.level].push(outgoing);
+        }
+        Ok(BlockJob {
+            entry,
+            drawables: job.drawables,
+            held,
+        })
+    }
+}
+
+/// The block thread: sorts a node's drawables into drawing order, encodes
+/// the block and writes it at its offset; consecutive blocks are gathered
+/// into one write. Drawable lists go back to the tree side empty.
+struct BlockWriter {
+    file: std::fs::File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    buf_offset: u64,
+}
+
+impl BlockWriter {
     const FLUSH: usize = 1 << 20;
-    let mut buf: Vec<u8> = Vec::with_capacity(FLUSH + (1 << 17));
-    let mut buf_offset = 0u64;
-    let flush = |buf: &mut Vec<u8>, at: u64| -> Result<()> {
-        file.write_all_at(buf, at).map_err(|e| Error::io(path, e))?;
-        buf.clear();
+
+    fn new(file: std::fs::File, path: PathBuf) -> Self {
+        BlockWriter {
+            file,
+            path,
+            buf: Vec::with_capacity(Self::FLUSH + (1 << 17)),
+            buf_offset: 0,
+        }
+    }
+
+    fn run(mut self, rx: Receiver<BlockJob>, back: SyncSender<NodeDrawables>) -> Result<()> {
+        for mut job in rx {
+            let at = job.entry.ptr.offset as u64;
+            if !self.buf.is_empty()
+                && (self.buf_offset + self.buf.len() as u64 != at || self.buf.len() >= Self::FLUSH)
+            {
+                self.flush()?;
+            }
+            if self.buf.is_empty() {
+                self.buf_offset = at;
+            }
+            let start = self.buf.len();
+            self.buf.reserve(job.entry.ptr.size as usize);
+            let nd = &mut job.drawables;
+            nd.sort();
+            format::encode_node(
+                &mut self.buf,
+                &job.entry,
+                nd.nestless.len(),
+                nd.in_order(&nd.nestless),
+                nd.nestable.len(),
+                nd.in_order(&nd.nestable),
+                &job.held,
+            );
+            debug_assert_eq!(self.buf.len() - start, job.entry.ptr.size as usize);
+            nd.clear();
+            let _ = back.try_send(job.drawables);
+        }
+        self.flush()
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.file
+                .write_all_at(&self.buf, self.buf_offset)
+                .map_err(|e| Error::io(&self.path, e))?;
+            self.buf.clear();
+        }
         Ok(())
-    };
-    for mut job in rx {
-        let at = job.entry.ptr.offset as u64;
-        if !buf.is_empty() && (buf_offset + buf.len() as u64 != at || buf.len() >= FLUSH) {
-            flush(&mut buf, buf_offset)?;
-        }
-        if buf.is_empty() {
-            buf_offset = at;
-        }
-        let start = buf.len();
-        buf.reserve(job.entry.ptr.size as usize);
-        format::encode_node(
-            &mut buf,
-            &job.entry,
-            job.nestless.drawables.len(),
-            job.nestless.sorted(),
-            job.nestable.drawables.len(),
-            job.nestable.sorted(),
-            &job.held,
-        );
-        debug_assert_eq!(buf.len() - start, job.entry.ptr.size as usize);
-        job.nestless.clear();
-        job.nestable.clear();
-        let _ = back.try_send(job.nestless);
-        let _ = back.try_send(job.nestable);
     }
-    if !buf.is_empty() {
-        flush(&mut buf, buf_offset)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -74,14 +74,6 @@ struct OwnPrim {
     slot: u32,
     category: i32,
     tbox: TimeBox,
-    first_line: i32,
-    last_line: i32,
-}
-
-impl OwnPrim {
-    fn key(&self) -> DrawingKey {
-        DrawingKey::new(self.tbox, self.category, self.first_line, self.last_line)
-    }
 }
 
 /// A key of one or two line IDs (every state, arrow and event) packed into
@@ -122,6 +114,9 @@ impl PendingShadow {
 pub(crate) struct ShadowBuf {
     /// Keys of one or two vertices, packed.
     small: FxHashMap<u128, u32>,
+    /// Direct-mapped cache in front of `small`: (tagged key, slot). A node
+    /// has a few dozen keys, so nearly every lookup is one compare here.
+    cache: Vec<(u128, u32)>,
     index: FxHashMap<ShadowKey, u32>,
     slots: Vec<PendingShadow>,
     own: Vec<OwnPrim>,
@@ -129,21 +124,43 @@ pub(crate) struct ShadowBuf {
     order: Vec<u32>,
     starts: Vec<u32>,
     excl: Vec<f64>,
-    sorted: Vec<(DrawingKey, u32)>,
+    sorted: Vec<(u128, u64)>,
     stack: Vec<usize>,
+}
+
+const CACHE_BITS: u32 = 8;
+/// Marks a cache entry as used (packed keys use the low 74 bits).
+const CACHE_TAG: u128 = 1 << 127;
+
+#[inline(always)]
+fn cache_index(k: u128) -> usize {
+    let h = (k as u64 ^ (k >> 64) as u64 ^ (k >> 29) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - CACHE_BITS)) as usize
 }
 
 impl ShadowBuf {
     /// Fold one primitive stored in the node into its key's shadow.
     pub fn add_primitive(&mut self, topology: Topology, p: &Primitive, tbox: TimeBox) {
         let found = match packed_key(topology, &p.vertices) {
-            Some(k) => match self.small.entry(k) {
-                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(self.slots.len() as u32);
-                    None
+            Some(k) => {
+                if self.cache.is_empty() {
+                    self.cache = vec![(0, 0); 1 << CACHE_BITS];
                 }
-            },
+                let c = &mut self.cache[cache_index(k)];
+                if c.0 == k | CACHE_TAG {
+                    Some(c.1)
+                } else {
+                    let found = match self.small.entry(k) {
+                        std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(self.slots.len() as u32);
+                            None
+                        }
+                    };
+                    *c = (k | CACHE_TAG, found.unwrap_or(self.slots.len() as u32));
+                    found
+                }
+            }
             None => {
                 let key = ShadowKey::of_primitive(topology, p);
                 match self.index.get(&key) {
@@ -184,8 +201,6 @@ impl ShadowBuf {
             slot,
             category: p.category,
             tbox,
-            first_line: p.first_line(),
-            last_line: p.last_line(),
         });
     }
 
@@ -308,6 +323,7 @@ impl ShadowBuf {
         }
         self.index.clear();
         self.small.clear();
+        self.cache.fill((0, 0));
         self.own.clear();
         nestless.sort_by(Shadow::drawing_cmp);
         nestable.sort_by(Shadow::drawing_cmp);
@@ -350,21 +366,29 @@ impl ShadowBuf {
                 continue;
             }
             let group = &self.order[self.starts[k] as usize..self.starts[k + 1] as usize];
-            // Drawing order; the index keeps equal keys in insertion order.
+            // Drawing order. The primitives of one key share their line IDs,
+            // so (start, end descending, category) decides, packed into two
+            // words; the index keeps equal keys in insertion order.
             self.sorted.clear();
-            self.sorted
-                .extend(group.iter().map(|&i| (self.own[i as usize].key(), i)));
+            self.sorted.extend(group.iter().map(|&i| {
+                let p = &self.own[i as usize];
+                (
+                    (total_order_bits(p.tbox.start) as u128) << 64
+                        | !total_order_bits(p.tbox.end) as u128,
+                    ((p.category as u32 ^ 0x8000_0000) as u64) << 32 | i as u64,
+                )
+            }));
             sort_adaptive(&mut self.sorted);
             self.stack.clear();
-            let mut prev: Option<DrawingKey> = None;
-            for &(key, i) in &self.sorted {
-                let i = i as usize;
+            let mut prev: Option<(u128, u64)> = None;
+            for &(hi, lo) in &self.sorted {
+                let i = lo as u32 as usize;
                 // Exact duplicates (equal in drawing order) are left at 0, as
                 // the reference's sorted set drops them.
-                if prev == Some(key) {
+                if prev == Some((hi, lo >> 32)) {
                     continue;
                 }
-                prev = Some(key);
+                prev = Some((hi, lo >> 32));
                 let b = self.own[i].tbox;
                 let mut x = b.duration();
                 for cb in s.child_boxes.iter().rev() {
