@@ -271,8 +271,8 @@ pub fn convert(
             for mut batch in rx {
                 for rec in batch.drain(..) {
                     match rec {
-                        Record::Category(c) => w.add_category(c)?,
-                        Record::YCoordMap(m) => w.add_ycoordmap(m)?,
+                        Record::Category(c) => w.add_category(*c)?,
+                        Record::YCoordMap(m) => w.add_ycoordmap(*m)?,
                         Record::Primitive(p) => w.add_drawable(Drawable::Primitive(p.primitive))?,
                         Record::Composite(c) => w.add_drawable(Drawable::Composite(c.composite))?,
                     }

@@ -138,6 +138,12 @@ fn time() -> impl Strategy<Value = String> {
         8 => (0u64..100_000_000).prop_map(|k| format!("{}.{:07}", k / 10_000_000, k % 10_000_000)),
         1 => (0u64..100).prop_map(|k| k.to_string()),
         1 => (0u64..1000).prop_map(|k| format!("{k}e-3")),
+        // Long spellings: up to 23 characters and 22 digits (more than the
+        // fast paths take, and more than a double keeps).
+        3 => (0u64..10_000_000, 0u64..1_000_000_000_000_000, 8usize..16)
+            .prop_map(|(a, b, n)| format!("{a}.{:0n$}", b % 10u64.pow(n as u32))),
+        1 => (0u64..1_000_000_000_000_000_000, 15usize..23)
+            .prop_map(|(k, n)| format!("0.{:0n$}", k % 10u64.pow(n.min(19) as u32))),
     ]
 }
 
@@ -153,9 +159,23 @@ fn usual() -> impl Strategy<Value = String> {
     ];
     prop_oneof![
         // States and arrows, with and without info.
-        6 => (time(), time(), line.clone(), line.clone(), 0i32..6, val.clone(), val.clone(), any::<bool>())
-            .prop_map(|(s, e, a, b, c, x, y, same)| {
-                let (v0, v1) = if same { (s.clone(), e.clone()) } else { (e.clone(), s.clone()) };
+        6 => (time(), time(), line.clone(), line.clone(), 0i32..6, val.clone(), val.clone(), 0u8..4)
+            .prop_map(|(s, e, a, b, c, x, y, how)| {
+                // Vertex times that repeat the box's text, swap it, or
+                // differ from it only in the last digit.
+                let last_differs = |t: &str| {
+                    let mut t = t.to_string();
+                    if let Some(d) = t.pop() {
+                        t.push(if d == '7' { '8' } else { '7' });
+                    }
+                    t
+                };
+                let (v0, v1) = match how {
+                    0 => (s.clone(), e.clone()),
+                    1 => (e.clone(), s.clone()),
+                    2 => (last_differs(&s), e.clone()),
+                    _ => (s.clone(), last_differs(&e)),
+                };
                 let info = match c {
                     0 => format!(" < msg_tag={x}, msg_size={y} >"),
                     1 => format!(" < AA={x} BB={y} >"),
@@ -199,7 +219,7 @@ fn line() -> impl Strategy<Value = String> {
         Just(b'e'),
         Just(b'x'),
     ];
-    (usual(), 0u8..4, any::<prop::sample::Index>(), bytes).prop_map(|(l, how, at, b)| {
+    (usual(), 0u8..9, any::<prop::sample::Index>(), bytes).prop_map(|(l, how, at, b)| {
         let mut v = l.into_bytes();
         let i = at.index(v.len() + 1);
         match how {
@@ -281,4 +301,21 @@ fn usual_lines_have_their_values() {
         assert_eq!(p.primitive.vertices[1].time.to_bits(), want.to_bits());
     }
     assert_same(text.as_bytes(), &[1 << 20, 4093]);
+}
+
+/// Long times whose text differs from the box's only after 16 characters
+/// (the fast path compares 16 bytes at a time).
+#[test]
+fn long_times_that_differ_late() {
+    let mut text = header();
+    for _ in 0..10 {
+        text.push_str("Primitive[ TimeBBox(0.123456789012345,0.923456789012345) Category=2 (0.123456789012348, 1) (0.923456789012345, 1) ]\n");
+    }
+    let (records, error) = batched(text.as_bytes(), 1 << 20);
+    assert_eq!(error, None);
+    let Record::Primitive(p) = &records[6].0 else {
+        panic!("not a primitive")
+    };
+    assert_eq!(p.primitive.vertices[0].time, 0.123456789012348);
+    assert_same(text.as_bytes(), &[1 << 20, 100]);
 }

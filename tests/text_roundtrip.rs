@@ -264,7 +264,7 @@ fn generate(seed: u64) -> (String, Vec<Record>) {
             );
             c.info = InfoFormat::parse(&label).unwrap();
             c.methods = methods;
-            want.push(Record::Category(c));
+            want.push(Record::Category(Box::new(c)));
             cats.push(Cat {
                 index,
                 tokens,
@@ -306,12 +306,12 @@ fn generate(seed: u64) -> (String, Vec<Record>) {
             }
             text.push_str(" ]");
             text.push_str(nl);
-            want.push(Record::YCoordMap(YCoordMap {
+            want.push(Record::YCoordMap(Box::new(YCoordMap {
                 title,
                 column_labels,
                 rows,
                 methods,
-            }));
+            })));
         } else {
             let composite = kind == 9;
             let prim =
@@ -368,7 +368,7 @@ fn generate(seed: u64) -> (String, Vec<Record>) {
                     member_boxes.push(b);
                     members.push(Primitive::new(c, vs, i));
                 }
-                want.push(Record::Composite(TraceComposite {
+                want.push(Record::Composite(Box::new(TraceComposite {
                     stated,
                     member_boxes,
                     composite: Composite {
@@ -376,7 +376,7 @@ fn generate(seed: u64) -> (String, Vec<Record>) {
                         info: info.into(),
                         members,
                     },
-                }));
+                })));
             } else {
                 let (stated, category, info, info_text) = prim(&mut r, &mut text, "Primitive");
                 let vs = vertices(&mut r, &mut text);

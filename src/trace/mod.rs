@@ -42,13 +42,15 @@ pub struct TraceComposite {
     pub composite: Composite,
 }
 
-/// One record of a trace.
+/// One record of a trace. Primitives, the bulk of a trace, are stored inline;
+/// the rarer records are boxed, which keeps a record at 96 bytes (converters
+/// move millions of them between threads).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
-    Category(CategoryDef),
-    YCoordMap(YCoordMap),
+    Category(Box<CategoryDef>),
+    YCoordMap(Box<YCoordMap>),
     Primitive(TracePrimitive),
-    Composite(TraceComposite),
+    Composite(Box<TraceComposite>),
 }
 
 /// A stream of trace records.

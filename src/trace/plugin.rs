@@ -509,9 +509,9 @@ impl TraceSource for PluginSource {
         let rec = match kind {
             0 => return Ok(None),
             1 => Record::Primitive(self.primitive()?),
-            2 => Record::Composite(self.composite()?),
-            3 => Record::Category(self.category()?),
-            4 => Record::YCoordMap(self.ycoordmap()?),
+            2 => Record::Composite(Box::new(self.composite()?)),
+            3 => Record::Category(Box::new(self.category()?)),
+            4 => Record::YCoordMap(Box::new(self.ycoordmap()?)),
             k => {
                 return Err(Error::Source(format!(
                     "TRACE_Peek_next_kind returned unknown kind {k} (record {})",

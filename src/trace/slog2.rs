@@ -167,14 +167,17 @@ impl Slog2Source {
                 c.incl_ratio = 0.0;
                 c.excl_ratio = 0.0;
                 c.count = 0;
-                Record::Category(c)
+                Record::Category(Box::new(c))
             })
             .collect();
         let mut maps = file.ycoordmaps().to_vec();
         if maps.last().is_some_and(|m| m.title == "Identity Map") {
             maps.pop();
         }
-        let tail: Vec<Record> = maps.into_iter().map(Record::YCoordMap).collect();
+        let tail: Vec<Record> = maps
+            .into_iter()
+            .map(|m| Record::YCoordMap(Box::new(m)))
+            .collect();
         let bytes_total = file
             .directory()
             .iter()
@@ -322,11 +325,11 @@ impl TraceSource for Slog2Source {
                 Drawable::Primitive(primitive) => {
                     Record::Primitive(TracePrimitive { stated, primitive })
                 }
-                Drawable::Composite(composite) => Record::Composite(TraceComposite {
+                Drawable::Composite(composite) => Record::Composite(Box::new(TraceComposite {
                     stated,
                     member_boxes: composite.members.iter().map(Primitive::time_box).collect(),
                     composite,
-                }),
+                })),
             }));
         }
         self.last_node = None;

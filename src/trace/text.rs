@@ -589,19 +589,19 @@ impl TraceSource for TextSource {
                     )))
                 }
                 Some(b'C') if l.starts_with(b"Category") => {
-                    return Ok(Some(Record::Category(
+                    return Ok(Some(Record::Category(Box::new(
                         self.parse_category().map_err(|e| *e)?,
-                    )))
+                    ))))
                 }
                 Some(b'C') if l.starts_with(b"Composite") => {
-                    return Ok(Some(Record::Composite(
+                    return Ok(Some(Record::Composite(Box::new(
                         self.parse_composite().map_err(|e| *e)?,
-                    )))
+                    ))))
                 }
                 Some(b'Y') if l.starts_with(b"YCoordMap") => {
-                    return Ok(Some(Record::YCoordMap(
+                    return Ok(Some(Record::YCoordMap(Box::new(
                         self.parse_ycoordmap().map_err(|e| *e)?,
-                    )))
+                    ))))
                 }
                 _ => {}
             }
@@ -625,7 +625,12 @@ impl TraceSource for TextSource {
         while out.len() < 1024 {
             // Usual primitive lines straight from the buffer.
             if fast {
-                if let Some((p, n)) = fast_line(self.lines.rest(), &self.formats) {
+                let rest = self.lines.rest();
+                let parsed = match window_line(rest, &self.formats) {
+                    Some(r) => Some(r),
+                    None => fast_line(rest, &self.formats),
+                };
+                if let Some((p, n)) = parsed {
                     self.lines.pos += n;
                     self.bytes_read += n as u64;
                     self.line_no += 1;
@@ -1566,6 +1571,162 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
     };
     Some((TimeBox::new(start, end), category, vertices, p))
 }
+
+/// Bytes of input that [`window_line`] looks at: more than a usual line.
+const WINDOW: usize = 256;
+
+/// [`fast_line`] on a fixed window of the input (`s` has at least
+/// [`WINDOW`] bytes): the same grammar, for times without a sign and with at
+/// most 7 integer and 15 fraction digits, states, arrows and events. Indices
+/// are kept provably inside the window, so the reads need no bounds checks;
+/// anything else (or a line longer than the window) is `None` and goes to
+/// [`fast_line`], which gives the same result for what this accepts.
+#[inline]
+fn window_line(
+    s: &[u8],
+    formats: &rustc_hash::FxHashMap<i32, InfoPlan>,
+) -> Option<(TracePrimitive, usize)> {
+    let w: &[u8; WINDOW] = s.get(..WINDOW)?.try_into().ok()?;
+    if !lit_at(w, 0, b"Primitive[ TimeBBox(") {
+        return None;
+    }
+    let (start, start_len) = window_decimal(w, 20, b',')?;
+    let end_at = 20 + start_len + 1;
+    let (end, end_len) = window_decimal(w, end_at, b')')?;
+    let mut p = end_at + end_len;
+    if p > WINDOW - 64 || !lit_at(w, p, b") Category=") {
+        return None;
+    }
+    p += 11;
+    let (category, n) = fast_int(&w[p..])?;
+    p += n;
+    // Vertex times usually repeat a box time's text: compare, don't parse.
+    let start_text = load16(&w[20..36]);
+    let end_text = load16(&w[end_at..end_at + 16]);
+    let start_mask = low_bytes_mask(start_len);
+    let end_mask = low_bytes_mask(end_len);
+    let mut vertices = [Vertex::new(0.0, 0); 2];
+    let mut count = 0;
+    while p <= WINDOW - 64 && w[p] == b' ' && w[p + 1] == b'(' {
+        if count == 2 {
+            return None;
+        }
+        p += 2;
+        let here = load16(&w[p..p + 16]);
+        let (t, n) =
+            if start_len <= 16 && (here ^ start_text) & start_mask == 0 && w[p + start_len] == b','
+            {
+                (start, start_len)
+            } else if end_len <= 16 && (here ^ end_text) & end_mask == 0 && w[p + end_len] == b',' {
+                (end, end_len)
+            } else {
+                window_decimal(w, p, b',')?
+            };
+        p += n;
+        if p > WINDOW - 64 || w[p + 1] != b' ' {
+            return None;
+        }
+        p += 2;
+        let (l, n) = fast_int(&w[p..])?;
+        p += n;
+        if p > WINDOW - 64 || w[p] != b')' {
+            return None;
+        }
+        p += 1;
+        vertices[count] = Vertex::new(t, l);
+        count += 1;
+    }
+    if count == 0 || p > WINDOW - 64 {
+        return None;
+    }
+    let (info, end_of_line) = if w[p] == b' ' && w[p + 1] == b']' && w[p + 2] == b'\n' {
+        (InfoBytes::new(), p + 3)
+    } else if w[p] == b' ' && w[p + 1] == b'<' && w[p + 2] == b' ' {
+        let (info, q) = formats.get(&category)?.encode_inline(w, p + 3)?;
+        if w.get(q..q + 5)? != b" > ]\n" {
+            return None;
+        }
+        (info, q + 5)
+    } else {
+        return None;
+    };
+    let vertices = if count == 2 {
+        Vertices::from_buf(vertices)
+    } else {
+        Vertices::from_slice(&vertices[..1])
+    };
+    Some((
+        TracePrimitive {
+            stated: TimeBox::new(start, end),
+            primitive: Primitive {
+                category,
+                info,
+                vertices,
+            },
+        },
+        end_of_line,
+    ))
+}
+
+/// Mask of the low `n` bytes of a 16-byte word (all of it for `n >= 16`).
+#[inline(always)]
+fn low_bytes_mask(n: usize) -> u128 {
+    if n >= 16 {
+        u128::MAX
+    } else {
+        (1u128 << (8 * n)) - 1
+    }
+}
+
+/// `digits[.digits]` at `w[p..]` followed by `delim` (see
+/// [`fast_decimal_then`], whose value it gives): at most 7 integer and 15
+/// fraction digits, no sign. Three eight-byte digit scans at most.
+#[inline(always)]
+fn window_decimal(w: &[u8; WINDOW], p: usize, delim: u8) -> Option<(f64, usize)> {
+    if p > WINDOW - 64 {
+        return None;
+    }
+    let (int, ni) = swar8(w[p..p + 8].try_into().ok()?);
+    if ni == 8 {
+        return None;
+    }
+    let q = p + ni;
+    let (m, nf, after) = if w[q] == b'.' {
+        let (mut frac, mut nf) = swar8(w[q + 1..q + 9].try_into().ok()?);
+        if nf == 8 {
+            let (more, n2) = swar8(w[q + 9..q + 17].try_into().ok()?);
+            if n2 == 8 {
+                return None;
+            }
+            frac = frac * POW10_U64[n2] + more;
+            nf += n2;
+        }
+        if ni + nf == 0 || ni + nf > 19 {
+            return None;
+        }
+        (int * POW10_U64_19[nf] + frac, nf, q + 1 + nf)
+    } else {
+        if ni == 0 {
+            return None;
+        }
+        (int, 0, q)
+    };
+    if w[after] != delim || m > (1u64 << 53) {
+        return None;
+    }
+    Some((m as f64 / POW10[nf], after - p))
+}
+
+/// `10^n` for `n <= 19`.
+const POW10_U64_19: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// A whole primitive line in its usual spelling, parsed in place from the
 /// unconsumed input `s` (which starts at the line): [`fast_primitive`], then

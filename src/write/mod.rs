@@ -199,11 +199,14 @@ impl NodeDrawables {
         self.topologies.clear();
     }
 
+    /// Room for a node like `other` and an eighth more, so that lists
+    /// rarely grow (a grown list copies everything it holds).
     fn reserve_like(&mut self, other: &NodeDrawables) {
-        self.drawables.reserve(other.drawables.len());
-        self.nestless.reserve(other.nestless.len());
-        self.nestable.reserve(other.nestable.len());
-        self.topologies.reserve(other.topologies.len());
+        let more = |n: usize| n + n / 8;
+        self.drawables.reserve(more(other.drawables.len()));
+        self.nestless.reserve(more(other.nestless.len()));
+        self.nestable.reserve(more(other.nestable.len()));
+        self.topologies.reserve(more(other.topologies.len()));
     }
 
     /// Sort both key lists into drawing order.
