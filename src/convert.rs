@@ -58,6 +58,8 @@ pub struct ConvertSummary {
     pub ycoordmaps: usize,
     pub warnings: u64,
     pub seconds: f64,
+    /// CPU seconds of the reading thread (source, checks, hand-over).
+    pub read_cpu: f64,
 }
 
 impl ConvertSummary {
@@ -84,6 +86,23 @@ impl ConvertSummary {
             self.seconds,
             rate,
             if self.warnings > 0 { format!(", {} warning(s)", self.warnings) } else { String::new() }
+        )
+    }
+}
+
+impl ConvertSummary {
+    /// CPU seconds by stage — `read` (parsing and checking on the calling
+    /// thread), then the writer's (`tree`, `shadows`, `blocks`) — and the
+    /// wall seconds, as one line.
+    pub fn timings(&self) -> String {
+        let mut stages = vec![("read", self.read_cpu)];
+        stages.extend(self.write.stage_cpu.iter().copied());
+        let total: f64 = stages.iter().map(|s| s.1).sum();
+        let parts: Vec<String> = stages.iter().map(|(n, c)| format!("{n} {c:.3}")).collect();
+        format!(
+            "CPU seconds by stage: {} (total {total:.3}) in {:.3} s wall",
+            parts.join(", "),
+            self.seconds
         )
     }
 }
@@ -288,6 +307,7 @@ pub fn convert(
         pending: Vec::with_capacity(BATCH),
     };
     let read = read_source(source, opts, progress, warn, &mut chan);
+    let read_cpu = crate::cputime::thread_cpu_seconds();
     drop(tx);
     let written = writer
         .join()
@@ -300,6 +320,7 @@ pub fn convert(
     };
     progress(1.0);
     summary.seconds = t0.elapsed().as_secs_f64();
+    summary.read_cpu = read_cpu;
     Ok(summary)
 }
 

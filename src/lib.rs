@@ -17,6 +17,7 @@
 
 pub mod capi;
 pub mod convert;
+pub(crate) mod cputime;
 pub mod error;
 pub mod format;
 pub mod javafmt;

@@ -70,6 +70,10 @@ enum Cmd {
         /// No progress bar and no summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Also print the CPU seconds of each stage (reading, tree, shadows,
+        /// blocks; each runs on its own thread) to stderr.
+        #[arg(long)]
+        timings: bool,
     },
     /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables).
     Print { file: PathBuf },
@@ -218,6 +222,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             threads,
             fsync,
             quiet,
+            timings,
         } => {
             let filespec = input.join(" ");
             let out = output.unwrap_or_else(|| default_output(&filespec));
@@ -269,6 +274,9 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             let summary = res?;
             if !quiet {
                 eprintln!("{}", summary.paragraph(&out));
+            }
+            if timings {
+                eprintln!("{}", summary.timings());
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -628,13 +628,17 @@ pub fn decode_treedir(block: &[u8], base: u64) -> Result<Vec<DirEntry>> {
 // Drawables and shadows inside node blocks (§7)
 
 pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
-    // States and arrows (no info, two vertices) in one copy.
-    if p.info.is_empty() && p.vertices.len() == 2 {
-        let mut r = [0u8; 32];
+    // States, arrows and events with short info (nearly all) in one copy.
+    let (ni, nv) = (p.info.len(), p.vertices.len());
+    if ni <= 16 && nv <= 2 {
+        let mut r = [0u8; 64];
         r[0..4].copy_from_slice(&p.category.to_be_bytes());
-        r[6..8].copy_from_slice(&2i16.to_be_bytes());
+        r[4..6].copy_from_slice(&(ni as i16).to_be_bytes());
+        r[6..6 + ni].copy_from_slice(&p.info);
+        let at = 6 + ni;
+        r[at..at + 2].copy_from_slice(&(nv as i16).to_be_bytes());
         for (k, v) in p.vertices.iter().enumerate() {
-            let o = 8 + 12 * k;
+            let o = at + 2 + 12 * k;
             let t = if v.time.is_nan() {
                 f64::from_bits(0x7ff8_0000_0000_0000)
             } else {
@@ -643,7 +647,7 @@ pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
             r[o..o + 8].copy_from_slice(&t.to_be_bytes());
             r[o + 8..o + 12].copy_from_slice(&v.line.to_be_bytes());
         }
-        out.extend_from_slice(&r);
+        out.extend_from_slice(&r[..8 + ni + 12 * nv]);
         return;
     }
     put_i32(out, p.category);

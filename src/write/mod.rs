@@ -91,6 +91,9 @@ pub struct WriteSummary {
     pub bytes: u64,
     pub max_buffer_bytesize: i32,
     pub time_box: Option<TimeBox>,
+    /// CPU seconds of each writer thread: `tree` (the caller's), `shadows`
+    /// and `blocks` (see the module documentation).
+    pub stage_cpu: Vec<(&'static str, f64)>,
 }
 
 /// The drawables of an open node in arrival order, with the drawing-order
@@ -112,16 +115,20 @@ struct NodeDrawables {
 /// Reused buffers of [`sort_drawing_keys`].
 #[derive(Default)]
 struct SortScratch {
-    a: Vec<(u64, u32)>,
-    b: Vec<(u64, u32)>,
+    /// (start, arrival index) in bucket order.
+    items: Vec<(u64, u32)>,
+    counts: Vec<u32>,
     keys: Vec<(DrawingKey, u32)>,
 }
 
 /// Sort a node's keys into drawing order. Comparison sorts of a few thousand
-/// 40-byte keys were the largest cost of writing; instead the start times
-/// (distinct almost always) are radix-sorted on the bytes in which they
-/// differ, stably, so equal starts stay in arrival order, and only runs of
-/// equal starts are then ordered by the rest of the key.
+/// 40-byte keys were the largest cost of writing. Keys arrive nearly in
+/// start order (drawables come in end order, and most are short), so the
+/// start times (distinct almost always) are spread over about one bucket per
+/// key by their offset from the smallest, scattered stably, and each bucket
+/// — a few keys — is put in order by insertion (stable, so equal starts stay
+/// in arrival order; a crowded bucket is sorted outright). Only runs of equal
+/// starts are then ordered by the rest of the key.
 fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
     if keys.is_sorted() {
         return;
@@ -131,40 +138,54 @@ fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
         keys.sort_unstable();
         return;
     }
-    let first = keys[0].0.start_bits();
-    let diff = keys
-        .iter()
-        .fold(0u64, |d, k| d | (k.0.start_bits() ^ first));
-    s.a.clear();
-    s.a.extend(
-        keys.iter()
-            .enumerate()
-            .map(|(i, k)| (k.0.start_bits(), i as u32)),
-    );
-    s.b.clear();
-    s.b.resize(n, (0, 0));
-    if diff != 0 {
-        let lo = diff.trailing_zeros() / 8;
-        let hi = (63 - diff.leading_zeros()) / 8;
-        for byte in lo..=hi {
-            let shift = byte * 8;
-            let mut count = [0u32; 257];
-            for &(k, _) in &s.a {
-                count[((k >> shift) & 0xff) as usize + 1] += 1;
+    let (lo, hi) = keys.iter().fold((u64::MAX, 0u64), |(lo, hi), k| {
+        let b = k.0.start_bits();
+        (lo.min(b), hi.max(b))
+    });
+    // Buckets: the offset from the smallest start, shifted so that there
+    // are between n and 2n of them (fewer when the starts span less).
+    let span = hi - lo;
+    let shift = (64 - span.leading_zeros()).saturating_sub(64 - (n as u64).leading_zeros());
+    let buckets = (span >> shift) as usize + 1;
+    s.counts.clear();
+    s.counts.resize(buckets + 1, 0);
+    for k in keys.iter() {
+        s.counts[((k.0.start_bits() - lo) >> shift) as usize + 1] += 1;
+    }
+    for i in 0..buckets {
+        s.counts[i + 1] += s.counts[i];
+    }
+    s.items.clear();
+    s.items.resize(n, (0, 0));
+    for (i, k) in keys.iter().enumerate() {
+        let st = k.0.start_bits();
+        let c = &mut s.counts[((st - lo) >> shift) as usize];
+        s.items[*c as usize] = (st, i as u32);
+        *c += 1;
+    }
+    // `counts[b]` is now the end of bucket b (the start of b + 1).
+    let mut from = 0;
+    for b in 0..buckets {
+        let to = s.counts[b] as usize;
+        let bucket = &mut s.items[from..to];
+        if bucket.len() > 32 {
+            bucket.sort_unstable();
+        } else {
+            for i in 1..bucket.len() {
+                let x = bucket[i];
+                let mut j = i;
+                while j > 0 && bucket[j - 1].0 > x.0 {
+                    bucket[j] = bucket[j - 1];
+                    j -= 1;
+                }
+                bucket[j] = x;
             }
-            for d in 0..256 {
-                count[d + 1] += count[d];
-            }
-            for &e in &s.a {
-                let d = ((e.0 >> shift) & 0xff) as usize;
-                s.b[count[d] as usize] = e;
-                count[d] += 1;
-            }
-            std::mem::swap(&mut s.a, &mut s.b);
         }
+        from = to;
     }
     s.keys.clear();
-    s.keys.extend(s.a.iter().map(|&(_, i)| keys[i as usize]));
+    s.keys
+        .extend(s.items.iter().map(|&(_, i)| keys[i as usize]));
     // Equal starts: the rest of the key decides.
     let mut i = 0;
     while i < n {
@@ -648,6 +669,11 @@ impl Slog2Writer {
         s.bytes = self.offset;
         s.max_buffer_bytesize = self.header.max_buffer_bytesize;
         s.time_box = Some(root_entry.time_box);
+        s.stage_cpu = vec![
+            ("tree", crate::cputime::thread_cpu_seconds()),
+            ("shadows", nodes.shadows_cpu),
+            ("blocks", nodes.blocks_cpu),
+        ];
         Ok(s)
     }
 
@@ -678,6 +704,9 @@ struct NodeJob {
 
 /// What the node thread leaves when every node is written.
 struct NodesWritten {
+    /// CPU seconds of the node and block threads.
+    shadows_cpu: f64,
+    blocks_cpu: f64,
     dir: Vec<DirEntry>,
     /// End of the tree's blocks.
     offset: u64,
@@ -823,14 +852,17 @@ impl NodeWorker {
             }
         }
         drop(tx);
+        let shadows_cpu = crate::cputime::thread_cpu_seconds();
         let written = writer
             .join()
             .unwrap_or_else(|_| Err(Error::InvalidArgument("block thread panicked".into())));
         if let Some(e) = failed {
             return Err(e);
         }
-        written?;
+        let blocks_cpu = written?;
         Ok(NodesWritten {
+            shadows_cpu,
+            blocks_cpu,
             dir: w.dir,
             offset: w.offset,
             max_buffer_bytesize: w.max_buffer_bytesize,
@@ -930,7 +962,8 @@ impl BlockWriter {
         }
     }
 
-    fn run(mut self, rx: Receiver<BlockJob>, back: SyncSender<NodeDrawables>) -> Result<()> {
+    /// Returns the thread's CPU seconds.
+    fn run(mut self, rx: Receiver<BlockJob>, back: SyncSender<NodeDrawables>) -> Result<f64> {
         for mut job in rx {
             let at = job.entry.ptr.offset as u64;
             if !self.buf.is_empty()
@@ -958,7 +991,8 @@ impl BlockWriter {
             nd.clear();
             let _ = back.try_send(job.drawables);
         }
-        self.flush()
+        self.flush()?;
+        Ok(crate::cputime::thread_cpu_seconds())
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -978,10 +1012,10 @@ mod sort_tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The radix sort orders keys exactly as a comparison sort does,
+        /// The bucket sort orders keys exactly as a comparison sort does,
         /// including runs of equal start times.
         #[test]
-        fn radix_sort_equals_comparison_sort(
+        fn sort_equals_comparison_sort_with_ties(
             raw in prop::collection::vec((0u32..50, 0u32..50, 0i32..3, 0i32..3, -1i32..2), 0..400),
             scale in prop_oneof![Just(1e-6), Just(1.0), Just(1e9), Just(-1e-3)],
         ) {
@@ -992,6 +1026,38 @@ mod sort_tests {
                     let start = s as f64 * scale;
                     let tbox = TimeBox::new(start.min(start + d as f64 * scale), start.max(start + d as f64 * scale));
                     (DrawingKey::new(tbox, c, f, l), i as u32)
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            let mut scratch = SortScratch::default();
+            sort_drawing_keys(&mut keys, &mut scratch);
+            prop_assert_eq!(keys, want);
+        }
+
+        /// The same for starts of every shape: a node's usual stream (end
+        /// order, short durations), any finite doubles of both signs, and a
+        /// few far outliers that crowd the rest into one bucket.
+        #[test]
+        fn bucket_sort_equals_comparison_sort(
+            raw in prop::collection::vec((any::<u64>(), 0u32..64, 0i32..3, 0i32..3), 0..3000),
+            shape in 0u8..3,
+        ) {
+            let mut keys: Vec<(DrawingKey, u32)> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(r, d, c, f))| {
+                    let start = match shape {
+                        // Arrival in end order: start = end - short duration.
+                        0 => i as f64 * 1e-6 - d as f64 * 1e-6,
+                        1 => {
+                            let x = f64::from_bits(r);
+                            if x.is_finite() { x } else { r as f64 }
+                        }
+                        _ => if r % 97 == 0 { (r % 7) as f64 * -1e12 } else { i as f64 * 1e-7 },
+                    };
+                    let tbox = TimeBox::new(start, start + d as f64);
+                    (DrawingKey::new(tbox, c, f, 0), i as u32)
                 })
                 .collect();
             let mut want = keys.clone();
