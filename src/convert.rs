@@ -58,8 +58,6 @@ pub struct ConvertSummary {
     pub ycoordmaps: usize,
     pub warnings: u64,
     pub seconds: f64,
-    /// CPU seconds of the reading thread (source, checks, hand-over).
-    pub read_cpu: f64,
 }
 
 impl ConvertSummary {
@@ -91,14 +89,19 @@ impl ConvertSummary {
 }
 
 impl ConvertSummary {
-    /// CPU seconds by stage — `read` (parsing and checking on the calling
-    /// thread), then the writer's (`tree`, `shadows`, `blocks`) — and the
-    /// wall seconds, as one line.
+    /// CPU seconds by stage — the writer's threads (see
+    /// [`WriteSummary::stage_cpu`]; here the calling thread also reads and
+    /// checks the source) — and the wall seconds, as one line.
     pub fn timings(&self) -> String {
-        let mut stages = vec![("read", self.read_cpu)];
-        stages.extend(self.write.stage_cpu.iter().copied());
+        let stages = &self.write.stage_cpu;
         let total: f64 = stages.iter().map(|s| s.1).sum();
-        let parts: Vec<String> = stages.iter().map(|(n, c)| format!("{n} {c:.3}")).collect();
+        let parts: Vec<String> = stages
+            .iter()
+            .map(|&(n, c)| {
+                let n = if n == "tree" { "read+tree" } else { n };
+                format!("{n} {c:.3}")
+            })
+            .collect();
         format!(
             "CPU seconds by stage: {} (total {total:.3}) in {:.3} s wall",
             parts.join(", "),
@@ -174,7 +177,34 @@ struct Checker {
 impl Checker {
     /// Check the next drawable record (other records pass); the problem has
     /// no location yet.
+    #[inline]
     fn check(&mut self, rec: &Record) -> Option<Error> {
+        // The usual primitive: every vertex inside its box, in order.
+        if let Record::Primitive(p) = rec {
+            let b = p.stated;
+            let mut inside = b.start <= b.end;
+            let mut vend = f64::NEG_INFINITY;
+            for v in &p.primitive.vertices {
+                inside &= b.start <= v.time && v.time <= b.end;
+                if v.time > vend {
+                    vend = v.time;
+                }
+            }
+            if inside
+                && !p.primitive.vertices.is_empty()
+                && b.end >= self.prev_end
+                && (vend >= self.max_vend || self.warn_mode)
+            {
+                self.index += 1;
+                self.prev_end = b.end;
+                self.max_vend = self.max_vend.max(vend);
+                return None;
+            }
+        }
+        self.check_any(rec)
+    }
+
+    fn check_any(&mut self, rec: &Record) -> Option<Error> {
         let (stated, checked, vend) = match rec {
             Record::Primitive(p) => (
                 p.stated,
@@ -255,19 +285,14 @@ impl Ord for Pending {
     }
 }
 
-/// What the reading side hands to the writing thread: records in trace
-/// order. Sources that parse in bulk ([`TraceSource::next_records`]) hand
-/// over whole vectors, so a record is not moved on its way.
-type Batch = Vec<Record>;
-
-const BATCH: usize = 1024;
-const WRITER_STOPPED: &str = "the writer stopped";
-
 /// Convert everything `source` yields into `out`.
 ///
-/// The source is read (and checked) on the calling thread while a second
-/// thread runs the tree writer, so parsing and tree building overlap; records
-/// travel in batches through a bounded channel, which keeps memory flat.
+/// The source is read and checked on the calling thread, which also places
+/// each drawable in the tree ([`Slog2Writer::add_drawable`]: cheap, and
+/// doing it here spares handing every record to another core); the writer's
+/// own threads build shadows and encode and write closed tree nodes
+/// meanwhile (see [`crate::write`]). Memory stays flat: the open tree nodes
+/// are bounded and closed nodes wait in bounded queues.
 ///
 /// `progress` is called now and then with the source's progress in `[0, 1]`;
 /// `warn` receives warning lines (only in `CheckOrder::Warn`).
@@ -280,102 +305,20 @@ pub fn convert(
 ) -> Result<ConvertSummary> {
     let t0 = Instant::now();
     let mut w = Slog2Writer::create(out, opts.writer)?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
-    // Emptied batches go back to the reading side, so batch buffers are
-    // allocated once and never freed on the other thread.
-    let (back_tx, back_rx) = std::sync::mpsc::sync_channel::<Batch>(8);
-    let writer = std::thread::Builder::new()
-        .name("slog2-writer".into())
-        .spawn(move || -> Result<WriteSummary> {
-            for mut batch in rx {
-                for rec in batch.drain(..) {
-                    match rec {
-                        Record::Category(c) => w.add_category(*c)?,
-                        Record::YCoordMap(m) => w.add_ycoordmap(*m)?,
-                        Record::Primitive(p) => w.add_drawable(Drawable::Primitive(p.primitive))?,
-                        Record::Composite(c) => w.add_drawable(Drawable::Composite(c.composite))?,
-                    }
-                }
-                let _ = back_tx.try_send(batch);
-            }
-            w.finish()
-        })
-        .map_err(|e| Error::io(out, e))?;
-    let mut chan = Channel {
-        tx: &tx,
-        back: &back_rx,
-        pending: Vec::with_capacity(BATCH),
-    };
-    let read = read_source(source, opts, progress, warn, &mut chan);
-    let read_cpu = crate::cputime::thread_cpu_seconds();
-    drop(tx);
-    let written = writer
-        .join()
-        .unwrap_or_else(|_| Err(Error::InvalidArgument("writer thread panicked".into())));
-    let mut summary = match (read, written) {
-        // The writer stopped first: its error is the cause.
-        (Err(Error::Source(m)), Err(e)) if m == WRITER_STOPPED => return Err(e),
-        (Err(e), _) => return Err(e),
-        (Ok(s), w) => ConvertSummary { write: w?, ..s },
-    };
+    let mut summary = read_source(source, opts, progress, warn, &mut w)?;
+    summary.write = w.finish()?;
     progress(1.0);
     summary.seconds = t0.elapsed().as_secs_f64();
-    summary.read_cpu = read_cpu;
     Ok(summary)
 }
 
-/// The sending end: single records are collected into batches; large
-/// batches from the source go as they are.
-struct Channel<'a> {
-    tx: &'a std::sync::mpsc::SyncSender<Batch>,
-    back: &'a std::sync::mpsc::Receiver<Batch>,
-    pending: Batch,
-}
-
-impl Channel<'_> {
-    fn empty(&self) -> Batch {
-        self.back
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BATCH))
-    }
-
-    fn send(&self, b: Batch) -> Result<()> {
-        // If the writer thread stopped, its own error is the one to report.
-        self.tx
-            .send(b)
-            .map_err(|_| Error::Source(WRITER_STOPPED.into()))
-    }
-
-    fn push(&mut self, r: Record) -> Result<()> {
-        self.pending.push(r);
-        if self.pending.len() >= BATCH {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<()> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        let e = self.empty();
-        let full = std::mem::replace(&mut self.pending, e);
-        self.send(full)
-    }
-
-    /// Send a whole vector of records (keeping the order with `pending`),
-    /// leaving an empty vector in its place.
-    fn send_all(&mut self, recs: &mut Batch) -> Result<()> {
-        if recs.len() < BATCH / 4 {
-            for r in recs.drain(..) {
-                self.push(r)?;
-            }
-            return Ok(());
-        }
-        self.flush()?;
-        let e = self.empty();
-        let full = std::mem::replace(recs, e);
-        self.send(full)
+/// Hand one record to the writer.
+fn add(w: &mut Slog2Writer, rec: Record) -> Result<()> {
+    match rec {
+        Record::Category(c) => w.add_category(*c),
+        Record::YCoordMap(m) => w.add_ycoordmap(*m),
+        Record::Primitive(p) => w.add_drawable(Drawable::Primitive(p.primitive)),
+        Record::Composite(c) => w.add_drawable(Drawable::Composite(c.composite)),
     }
 }
 
@@ -412,7 +355,7 @@ fn read_source(
     opts: &ConvertOptions,
     progress: &mut dyn FnMut(f64),
     warn: &mut dyn FnMut(&str),
-    chan: &mut Channel,
+    w: &mut Slog2Writer,
 ) -> Result<ConvertSummary> {
     let mut summary = ConvertSummary::default();
     let warn_mode = opts.check_order == CheckOrder::Warn;
@@ -424,13 +367,34 @@ fn read_source(
     };
     let mut heap: BinaryHeap<Pending> = BinaryHeap::new();
     let window = opts.reorder_window.max(1);
-    let mut recs: Batch = Vec::new();
+    let mut recs: Vec<Record> = Vec::new();
     let mut next_progress = 65536;
 
     loop {
         source.next_records(&mut recs)?;
         if recs.is_empty() {
             break;
+        }
+        if !warn_mode {
+            // Check and place each record while it is at hand.
+            for (i, rec) in recs.drain(..).enumerate() {
+                match &rec {
+                    Record::Category(_) => summary.categories_defined += 1,
+                    Record::YCoordMap(_) => summary.ycoordmaps += 1,
+                    _ => {}
+                }
+                if let Some(e) = checker.check(&rec) {
+                    return Err(located(e, &source.location_of(i)));
+                }
+                add(w, rec).map_err(|e| located(e, &source.location_of(i)))?;
+            }
+            if checker.index >= next_progress {
+                next_progress = checker.index + 65536;
+                if let Some(p) = source.progress() {
+                    progress(p);
+                }
+            }
+            continue;
         }
         for (i, rec) in recs.iter().enumerate() {
             match rec {
@@ -439,12 +403,8 @@ fn read_source(
                 _ => {}
             }
             if let Some(e) = checker.check(rec) {
-                let e = located(e, &source.location_of(i));
-                if !warn_mode {
-                    return Err(e);
-                }
                 summary.warnings += 1;
-                warn(&e.to_string());
+                warn(&located(e, &source.location_of(i)).to_string());
             }
         }
         if checker.index >= next_progress {
@@ -452,10 +412,6 @@ fn read_source(
             if let Some(p) = source.progress() {
                 progress(p);
             }
-        }
-        if !warn_mode {
-            chan.send_all(&mut recs)?;
-            continue;
         }
         // Warn mode: drawables go through the reorder buffer.
         let drawables = recs
@@ -474,17 +430,16 @@ fn read_source(
                     });
                     if heap.len() > window {
                         if let Some(p) = heap.pop() {
-                            chan.push(p.record)?;
+                            add(w, p.record)?;
                         }
                     }
                 }
-                other => chan.push(other)?,
+                other => add(w, other)?,
             }
         }
     }
     while let Some(p) = heap.pop() {
-        chan.push(p.record)?;
+        add(w, p.record)?;
     }
-    chan.flush()?;
     Ok(summary)
 }

@@ -243,3 +243,63 @@ fn existing_target_is_replaced_whole_and_errors_leave_it_alone() {
     let f = Slog2File::open(&out).unwrap();
     assert_eq!(f.category(1).unwrap().name, "UnknownType-1");
 }
+
+/// Blocks encoded on a thread of their own or on the node thread: the same
+/// bytes, for every fixture and for a synthetic trace of many nodes (small
+/// leaves, three children per node), and both with their CPU figures.
+#[test]
+fn block_thread_or_not_gives_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, block_thread: bool, f: &dyn Fn(&mut Slog2Writer)| {
+        let path = dir.path().join(format!("{name}-{block_thread}.slog2"));
+        let mut w = Slog2Writer::create(
+            &path,
+            WriterOptions {
+                children_per_node: 3,
+                leaf_bytesize: 4096,
+                block_thread: Some(block_thread),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        f(&mut w);
+        let s = w.finish().unwrap();
+        let stages: Vec<&str> = s.stage_cpu.iter().map(|x| x.0).collect();
+        if block_thread {
+            assert_eq!(stages, ["tree", "shadows", "blocks"]);
+        } else {
+            assert_eq!(stages, ["tree", "shadows+blocks"]);
+        }
+        std::fs::read(&path).unwrap()
+    };
+    let synth = |w: &mut Slog2Writer| {
+        for c in slog2::synth::categories() {
+            w.add_category(c).unwrap();
+        }
+        for d in slog2::synth::Synthetic::new(60_000, 16, 7) {
+            w.add_drawable(d).unwrap();
+        }
+    };
+    let a = write("synth", true, &synth);
+    let b = write("synth", false, &synth);
+    assert!(a.len() > 1_000_000);
+    assert!(a == b, "synthetic trace: bytes differ");
+    for p in fixtures() {
+        let f = Slog2File::open(&p).unwrap();
+        let mut all: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
+        all.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
+        let fill = |w: &mut Slog2Writer| {
+            for c in f.categories().iter().filter(|c| c.index >= 0) {
+                w.add_category(c.clone()).unwrap();
+            }
+            for d in &all {
+                w.add_drawable(d.clone()).unwrap();
+            }
+        };
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            write(&name, true, &fill) == write(&name, false, &fill),
+            "{name}: bytes differ"
+        );
+    }
+}

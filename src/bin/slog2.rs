@@ -242,6 +242,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
                     children_per_node: nc,
                     leaf_bytesize: ls,
                     sync: fsync,
+                    ..Default::default()
                 },
                 check_order: match check_order {
                     OrderArg::Stop => CheckOrder::Stop,

@@ -13,8 +13,8 @@
 //! per depth plus the stubs waiting for their parent — and does not grow with
 //! the trace length.
 //!
-//! The work is a pipeline of three threads, each handing the next whole
-//! closed nodes in close order:
+//! The work is a pipeline; each stage hands the next whole closed nodes, in
+//! close order:
 //!
 //! 1. the caller's thread (the *tree* side) only places drawables: it checks
 //!    them, finds their tree node and decides when nodes close — none of
@@ -24,13 +24,15 @@
 //!    (folding its own primitives in arrival order, merging its children's
 //!    stubs, exclusive ratios) and fixes its size, file offset and directory
 //!    entry;
-//! 3. the *block* thread ([`BlockWriter`]) sorts the node's drawables into
-//!    drawing order, encodes the block and writes it at its offset.
+//! 3. the *block* stage ([`BlockWriter`]) sorts the node's drawables into
+//!    drawing order, encodes the block and writes it at its offset — on a
+//!    thread of its own with three cores or more, else on the node thread,
+//!    so that on two cores each busy thread has a core (three busy threads
+//!    sharing two cores made the slowest one slower).
 //!
-//! Shadow arithmetic and encoding are most of a writer's work; done on one
-//! thread they made the writer the slowest stage of a conversion (on two
-//! cores the three threads and the reading thread share the cores as their
-//! loads allow). The bytes are the same as with one thread.
+//! Shadow arithmetic and encoding are most of a writer's work; on the tree
+//! side they made the writer the slowest stage of a conversion. The bytes
+//! are the same whatever the threads.
 //!
 //! Output is atomic: everything is written to a temporary file beside the
 //! target, the header is written last, and the file is renamed over the target
@@ -64,6 +66,11 @@ pub struct WriterOptions {
     /// `sync` adds durability across power loss, at about 50 ms per 40 MB.
     /// The reference converter does not sync either.
     pub sync: bool,
+    /// Encode and write blocks on a thread of their own (`Some(true)`), on
+    /// the node thread (`Some(false)`), or decide by the number of cores
+    /// (`None`, default: own thread from three cores on). The bytes are the
+    /// same either way.
+    pub block_thread: Option<bool>,
 }
 
 impl Default for WriterOptions {
@@ -72,6 +79,7 @@ impl Default for WriterOptions {
             children_per_node: 2,
             leaf_bytesize: 65536,
             sync: false,
+            block_thread: None,
         }
     }
 }
@@ -91,8 +99,9 @@ pub struct WriteSummary {
     pub bytes: u64,
     pub max_buffer_bytesize: i32,
     pub time_box: Option<TimeBox>,
-    /// CPU seconds of each writer thread: `tree` (the caller's), `shadows`
-    /// and `blocks` (see the module documentation).
+    /// CPU seconds of each writer thread: `tree` (the caller's), then
+    /// `shadows` and `blocks`, or `shadows+blocks` where one thread does
+    /// both (fewer than three cores; see the module documentation).
     pub stage_cpu: Vec<(&'static str, f64)>,
 }
 
@@ -336,7 +345,10 @@ impl Slog2Writer {
         // zeroed so an interrupted file is never taken for a valid one.
         file.write_all_at(&[0u8; format::HEADER_SIZE], 0)
             .map_err(|e| Error::io(tmp.path(), e))?;
-        let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64)?;
+        let block_thread = opts
+            .block_thread
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()) >= 3);
+        let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64, block_thread)?;
         Ok(Slog2Writer {
             target,
             tmp: Some(tmp),
@@ -450,6 +462,66 @@ impl Slog2Writer {
 
     /// Add the next drawable. Drawables must come in non-decreasing end time.
     pub fn add_drawable(&mut self, d: Drawable) -> Result<()> {
+        match d {
+            Drawable::Primitive(p) => self.add_primitive(p),
+            d => self.add_any(d),
+        }
+    }
+
+    /// [`add_drawable`](Self::add_drawable) for a primitive: states, arrows
+    /// and events (one or two vertices, finite times, in order) without
+    /// the general path's passes; anything else goes there, which also
+    /// reports the error.
+    #[inline]
+    fn add_primitive(&mut self, p: Primitive) -> Result<()> {
+        let (first, last) = match &p.vertices[..] {
+            [v] => (*v, *v),
+            [v, w] => (*v, *w),
+            _ => return self.add_any(Drawable::Primitive(p)),
+        };
+        let (a, b) = (first.time, last.time);
+        // The vertex envelope exactly as `TimeBox::widen` builds it.
+        let tbox = TimeBox::new(if b < a { b } else { a }, if b > a { b } else { a });
+        let ordered = self.last_end.is_none_or(|prev| tbox.end >= prev);
+        if !(a.is_finite() && b.is_finite() && ordered && p.info.len() <= i16::MAX as usize) {
+            return self.add_any(Drawable::Primitive(p));
+        }
+        let rec = p.byte_size();
+        if self.last_end.is_some() && self.trunk[0].bytes + rec > self.opts.leaf_bytesize as usize {
+            self.advance()?;
+        }
+        let topology = self.topology_of(p.category);
+        let target = self.node_for(tbox.start);
+        self.topologies_used[topology as usize] = true;
+        let key = DrawingKey::new(tbox, p.category, first.line, last.line);
+        let node = &mut self.trunk[target];
+        node.drawables.topologies.push(topology);
+        node.bytes += rec + 1;
+        node.drawables
+            .push(Drawable::Primitive(p), key, topology == Topology::State);
+        self.summary.primitives += 1;
+        self.last_end = Some(tbox.end);
+        self.summary.drawables += 1;
+        Ok(())
+    }
+
+    /// The trunk position of the node a drawable starting at `start` goes
+    /// into: the deepest whose start is not after it, else the root (whose
+    /// start moves back).
+    #[inline]
+    fn node_for(&mut self, start: f64) -> usize {
+        match self.trunk.iter().position(|n| n.start <= start) {
+            Some(i) => i,
+            None => {
+                let r = self.trunk.len() - 1;
+                self.trunk[r].start = self.trunk[r].start.min(start);
+                r
+            }
+        }
+    }
+
+    /// [`add_drawable`](Self::add_drawable) for every drawable.
+    fn add_any(&mut self, d: Drawable) -> Result<()> {
         let index = self.summary.drawables + 1;
         format::check_drawable(&d).map_err(|e| Error::InvalidDrawable {
             index,
@@ -493,15 +565,7 @@ impl Slog2Writer {
 
         // Resolve categories (and topologies of the members) before storing.
         let cat_topo = self.topology_of(d.category());
-        let pos = self.trunk.iter().position(|n| n.start <= tbox.start);
-        let target = match pos {
-            Some(i) => i,
-            None => {
-                let r = self.trunk.len() - 1;
-                self.trunk[r].start = self.trunk[r].start.min(tbox.start);
-                r
-            }
-        };
+        let target = self.node_for(tbox.start);
         match &d {
             Drawable::Primitive(_) => {
                 self.topologies_used[cat_topo as usize] = true;
@@ -669,11 +733,13 @@ impl Slog2Writer {
         s.bytes = self.offset;
         s.max_buffer_bytesize = self.header.max_buffer_bytesize;
         s.time_box = Some(root_entry.time_box);
-        s.stage_cpu = vec![
-            ("tree", crate::cputime::thread_cpu_seconds()),
-            ("shadows", nodes.shadows_cpu),
-            ("blocks", nodes.blocks_cpu),
-        ];
+        s.stage_cpu = vec![("tree", crate::cputime::thread_cpu_seconds())];
+        match nodes.blocks_cpu {
+            Some(b) => s
+                .stage_cpu
+                .extend([("shadows", nodes.shadows_cpu), ("blocks", b)]),
+            None => s.stage_cpu.push(("shadows+blocks", nodes.shadows_cpu)),
+        }
         Ok(s)
     }
 
@@ -704,9 +770,10 @@ struct NodeJob {
 
 /// What the node thread leaves when every node is written.
 struct NodesWritten {
-    /// CPU seconds of the node and block threads.
+    /// CPU seconds of the node thread and of the block thread (`None`:
+    /// blocks were written on the node thread).
     shadows_cpu: f64,
-    blocks_cpu: f64,
+    blocks_cpu: Option<f64>,
     dir: Vec<DirEntry>,
     /// End of the tree's blocks.
     offset: u64,
@@ -727,14 +794,14 @@ struct Encoder {
 
 impl Encoder {
     /// Start the node thread; the first node goes at `offset`.
-    fn start(file: &std::fs::File, path: &Path, offset: u64) -> Result<Self> {
+    fn start(file: &std::fs::File, path: &Path, offset: u64, block_thread: bool) -> Result<Self> {
         let file = file.try_clone().map_err(|e| Error::io(path, e))?;
         let path = path.to_path_buf();
         let (tx, rx) = sync_channel::<NodeJob>(4);
         let (back_tx, back) = sync_channel::<NodeDrawables>(8);
         let handle = std::thread::Builder::new()
             .name("slog2-nodes".into())
-            .spawn(move || NodeWorker::run(file, path, offset, rx, back_tx))
+            .spawn(move || NodeWorker::run(file, path, offset, block_thread, rx, back_tx))
             .map_err(|e| Error::io(Path::new("."), e))?;
         Ok(Encoder {
             tx: Some(tx),
@@ -819,15 +886,10 @@ impl NodeWorker {
         file: std::fs::File,
         path: PathBuf,
         offset: u64,
+        block_thread: bool,
         rx: Receiver<NodeJob>,
         back: SyncSender<NodeDrawables>,
     ) -> Result<NodesWritten> {
-        let (tx, blocks) = sync_channel::<BlockJob>(4);
-        let bpath = path.clone();
-        let writer = std::thread::Builder::new()
-            .name("slog2-blocks".into())
-            .spawn(move || BlockWriter::new(file, bpath).run(blocks, back))
-            .map_err(|e| Error::io(Path::new("."), e))?;
         let mut w = NodeWorker {
             offset,
             dir: Vec::new(),
@@ -836,30 +898,48 @@ impl NodeWorker {
             shadows: ShadowBuf::default(),
             root: None,
         };
-        let mut failed = None;
-        for job in rx {
-            match w.node(job) {
-                Ok(b) => {
-                    if tx.send(b).is_err() {
-                        // The block thread stopped: its error is the cause.
+        // Without a block thread (fewer than three cores, by default) the
+        // caller's thread and this one have a core each, instead of three
+        // busy threads sharing two cores (BENCHMARKS.md).
+        let (shadows_cpu, blocks_cpu) = if !block_thread {
+            let mut bw = BlockWriter::new(file, path);
+            for job in rx {
+                let b = w.node(job)?;
+                bw.block(b, &back)?;
+            }
+            bw.flush()?;
+            (crate::cputime::thread_cpu_seconds(), None)
+        } else {
+            let (tx, blocks) = sync_channel::<BlockJob>(4);
+            let writer = std::thread::Builder::new()
+                .name("slog2-blocks".into())
+                .spawn(move || BlockWriter::new(file, path).run(blocks, back))
+                .map_err(|e| Error::io(Path::new("."), e))?;
+            let mut failed = None;
+            for job in rx {
+                match w.node(job) {
+                    Ok(b) => {
+                        if tx.send(b).is_err() {
+                            // The block thread stopped: its error is the cause.
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        failed = Some(e);
                         break;
                     }
                 }
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
             }
-        }
-        drop(tx);
-        let shadows_cpu = crate::cputime::thread_cpu_seconds();
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err(Error::InvalidArgument("block thread panicked".into())));
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let blocks_cpu = written?;
+            drop(tx);
+            let shadows_cpu = crate::cputime::thread_cpu_seconds();
+            let written = writer
+                .join()
+                .unwrap_or_else(|_| Err(Error::InvalidArgument("block thread panicked".into())));
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            (shadows_cpu, Some(written?))
+        };
         Ok(NodesWritten {
             shadows_cpu,
             blocks_cpu,
@@ -964,35 +1044,41 @@ impl BlockWriter {
 
     /// Returns the thread's CPU seconds.
     fn run(mut self, rx: Receiver<BlockJob>, back: SyncSender<NodeDrawables>) -> Result<f64> {
-        for mut job in rx {
-            let at = job.entry.ptr.offset as u64;
-            if !self.buf.is_empty()
-                && (self.buf_offset + self.buf.len() as u64 != at || self.buf.len() >= Self::FLUSH)
-            {
-                self.flush()?;
-            }
-            if self.buf.is_empty() {
-                self.buf_offset = at;
-            }
-            let start = self.buf.len();
-            self.buf.reserve(job.entry.ptr.size as usize);
-            let nd = &mut job.drawables;
-            nd.sort();
-            format::encode_node(
-                &mut self.buf,
-                &job.entry,
-                nd.nestless.len(),
-                nd.in_order(&nd.nestless),
-                nd.nestable.len(),
-                nd.in_order(&nd.nestable),
-                &job.held,
-            );
-            debug_assert_eq!(self.buf.len() - start, job.entry.ptr.size as usize);
-            nd.clear();
-            let _ = back.try_send(job.drawables);
+        for job in rx {
+            self.block(job, &back)?;
         }
         self.flush()?;
         Ok(crate::cputime::thread_cpu_seconds())
+    }
+
+    /// Sort, encode and (with the blocks before it) write one node.
+    fn block(&mut self, mut job: BlockJob, back: &SyncSender<NodeDrawables>) -> Result<()> {
+        let at = job.entry.ptr.offset as u64;
+        if !self.buf.is_empty()
+            && (self.buf_offset + self.buf.len() as u64 != at || self.buf.len() >= Self::FLUSH)
+        {
+            self.flush()?;
+        }
+        if self.buf.is_empty() {
+            self.buf_offset = at;
+        }
+        let start = self.buf.len();
+        self.buf.reserve(job.entry.ptr.size as usize);
+        let nd = &mut job.drawables;
+        nd.sort();
+        format::encode_node(
+            &mut self.buf,
+            &job.entry,
+            nd.nestless.len(),
+            nd.in_order(&nd.nestless),
+            nd.nestable.len(),
+            nd.in_order(&nd.nestable),
+            &job.held,
+        );
+        debug_assert_eq!(self.buf.len() - start, job.entry.ptr.size as usize);
+        nd.clear();
+        let _ = back.try_send(job.drawables);
+        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {

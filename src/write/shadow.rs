@@ -113,10 +113,7 @@ impl PendingShadow {
 #[derive(Debug, Default)]
 pub(crate) struct ShadowBuf {
     /// Keys of one or two vertices, packed.
-    small: FxHashMap<u128, u32>,
-    /// Direct-mapped cache in front of `small`: (tagged key, slot). A node
-    /// has a few dozen keys, so nearly every lookup is one compare here.
-    cache: Vec<(u128, u32)>,
+    small: PackedIndex,
     index: FxHashMap<ShadowKey, u32>,
     slots: Vec<PendingShadow>,
     own: Vec<OwnPrim>,
@@ -128,39 +125,97 @@ pub(crate) struct ShadowBuf {
     stack: Vec<usize>,
 }
 
-const CACHE_BITS: u32 = 8;
-/// Marks a cache entry as used (packed keys use the low 74 bits).
-const CACHE_TAG: u128 = 1 << 127;
+/// Slots of packed keys: an open-addressing table (linear probing, at most
+/// half full) whose entries carry the generation that wrote them, so that
+/// emptying it for the next node is one increment. A node has a few dozen
+/// keys; a lookup is usually one compare, where a general hash map costs
+/// several times that on the hottest path of the shadows.
+#[derive(Debug, Default)]
+struct PackedIndex {
+    /// (key, slot, generation); generation 0 is never current.
+    entries: Vec<(u128, u32, u32)>,
+    generation: u32,
+    len: usize,
+}
 
-#[inline(always)]
-fn cache_index(k: u128) -> usize {
-    let h = (k as u64 ^ (k >> 64) as u64 ^ (k >> 29) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> (64 - CACHE_BITS)) as usize
+impl PackedIndex {
+    #[inline(always)]
+    fn home(&self, k: u128) -> usize {
+        let h = (k as u64 ^ ((k >> 64) as u64).rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 32) as usize & (self.entries.len() - 1)
+    }
+
+    /// The slot of `k`, or `None` after recording `next` as its slot.
+    #[inline(always)]
+    fn get_or_insert(&mut self, k: u128, next: u32) -> Option<u32> {
+        if (self.len + 1) * 2 > self.entries.len() {
+            self.grow();
+        }
+        let mask = self.entries.len() - 1;
+        let generation = self.generation;
+        let mut i = self.home(k);
+        loop {
+            let e = &mut self.entries[i & mask];
+            if e.2 != generation {
+                *e = (k, next, generation);
+                self.len += 1;
+                return None;
+            }
+            if e.0 == k {
+                return Some(e.1);
+            }
+            i += 1;
+        }
+    }
+
+    fn get(&self, k: u128) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let mask = self.entries.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let e = &self.entries[i];
+            if e.2 != self.generation {
+                return None;
+            }
+            if e.0 == k {
+                return Some(e.1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.entries);
+        let generation = self.generation.max(1);
+        self.entries = vec![(0, 0, 0); (old.len() * 2).max(256)];
+        self.generation = generation;
+        self.len = 0;
+        for (k, slot, g) in old {
+            if g == generation {
+                self.get_or_insert(k, slot);
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.entries.fill((0, 0, 0));
+            self.generation = 1;
+        }
+    }
 }
 
 impl ShadowBuf {
     /// Fold one primitive stored in the node into its key's shadow.
     pub fn add_primitive(&mut self, topology: Topology, p: &Primitive, tbox: TimeBox) {
         let found = match packed_key(topology, &p.vertices) {
-            Some(k) => {
-                if self.cache.is_empty() {
-                    self.cache = vec![(0, 0); 1 << CACHE_BITS];
-                }
-                let c = &mut self.cache[cache_index(k)];
-                if c.0 == k | CACHE_TAG {
-                    Some(c.1)
-                } else {
-                    let found = match self.small.entry(k) {
-                        std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-                        std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(self.slots.len() as u32);
-                            None
-                        }
-                    };
-                    *c = (k | CACHE_TAG, found.unwrap_or(self.slots.len() as u32));
-                    found
-                }
-            }
+            Some(k) => self.small.get_or_insert(k, self.slots.len() as u32),
             None => {
                 let key = ShadowKey::of_primitive(topology, p);
                 match self.index.get(&key) {
@@ -232,14 +287,14 @@ impl ShadowBuf {
                 continue;
             };
             let found = match packed_key(topology, &cs.vertices) {
-                Some(k) => self.small.get(&k).copied(),
+                Some(k) => self.small.get(k),
                 None => ShadowKey::of_shadow(cs).and_then(|k| self.index.get(&k).copied()),
             };
             match found {
                 None => {
                     match packed_key(topology, &cs.vertices) {
                         Some(k) => {
-                            self.small.insert(k, self.slots.len() as u32);
+                            self.small.get_or_insert(k, self.slots.len() as u32);
                         }
                         None => {
                             if let Some(k) = ShadowKey::of_shadow(cs) {
@@ -323,7 +378,6 @@ impl ShadowBuf {
         }
         self.index.clear();
         self.small.clear();
-        self.cache.fill((0, 0));
         self.own.clear();
         nestless.sort_by(Shadow::drawing_cmp);
         nestable.sort_by(Shadow::drawing_cmp);
