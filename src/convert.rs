@@ -177,7 +177,7 @@ struct Checker {
 impl Checker {
     /// Check the next drawable record (other records pass); the problem has
     /// no location yet.
-    #[inline]
+    #[inline(always)]
     fn check(&mut self, rec: &Record) -> Option<Error> {
         // The usual primitive: every vertex inside its box, in order.
         if let Record::Primitive(p) = rec {
@@ -204,6 +204,7 @@ impl Checker {
         self.check_any(rec)
     }
 
+    #[inline(never)]
     fn check_any(&mut self, rec: &Record) -> Option<Error> {
         let (stated, checked, vend) = match rec {
             Record::Primitive(p) => (

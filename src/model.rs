@@ -476,6 +476,11 @@ impl Drawable {
     }
 }
 
+/// A shadow's per-category weights: a few categories per timeline are the
+/// rule, so they live inline (the writer makes and drops thousands of
+/// shadows per second).
+pub type Weights = smallvec::SmallVec<[Weight; 6]>;
+
 /// Per-category weight of a shadow.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weight {
@@ -492,12 +497,12 @@ pub struct Shadow {
     /// Preview category: -1 event, -2 arrow, -3 state.
     pub category: i32,
     /// Line IDs are the key; times are count-weighted means.
-    pub vertices: Vec<Vertex>,
+    pub vertices: Vertices,
     /// Stored box: union of the summarised primitives' boxes.
     pub time_box: TimeBox,
     pub num_real: i64,
     /// Sorted by increasing inclusive ratio.
-    pub weights: Vec<Weight>,
+    pub weights: Weights,
 }
 
 impl Shadow {

@@ -825,7 +825,7 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
             format!("{nv} vertices do not fit the block"),
         ));
     }
-    let mut vertices = Vec::with_capacity(nv);
+    let mut vertices = Vertices::with_capacity(nv);
     for _ in 0..nv {
         let time = d.f64()?;
         let line = d.i32()?;
@@ -842,7 +842,7 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
             format!("shadow with num_real {num_real} and {nw} weights (both must be >= 1)"),
         ));
     }
-    let mut weights = Vec::with_capacity(nw);
+    let mut weights = Weights::with_capacity(nw);
     let mut sum = 0i64;
     for _ in 0..nw {
         let w = Weight {

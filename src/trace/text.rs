@@ -613,8 +613,8 @@ impl TraceSource for TextSource {
         format!("{}:{}", self.name, self.record_line)
     }
 
-    /// Up to 1024 records at a time; an error comes after the records
-    /// before it.
+    /// Up to 256 records at a time (a batch that stays in the first-level
+    /// cache); an error comes after the records before it.
     fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
         out.clear();
         self.batch_lines.clear();
@@ -622,7 +622,7 @@ impl TraceSource for TextSource {
             return Err(e);
         }
         let fast = self.deferred.is_none();
-        while out.len() < 1024 {
+        while out.len() < 256 {
             // Usual primitive lines straight from the buffer.
             if fast {
                 let rest = self.lines.rest();

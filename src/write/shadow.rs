@@ -94,7 +94,7 @@ struct PendingShadow {
     tbox: TimeBox,
     num_real: i64,
     /// Per-category weights (set when sealed, then merged into).
-    weights: SmallVec<[Weight; 4]>,
+    weights: Weights,
     /// Boxes of child shadows merged into a State key that has own primitives.
     child_boxes: Vec<TimeBox>,
     has_own_states: bool,
@@ -365,10 +365,10 @@ impl ShadowBuf {
                 .sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
             let shadow = Shadow {
                 category: s.topology.preview_index(),
-                vertices: s.vertices.into_vec(),
+                vertices: s.vertices,
                 time_box: s.tbox,
                 num_real: s.num_real,
-                weights: s.weights.into_vec(),
+                weights: s.weights,
             };
             if s.topology == Topology::State {
                 nestable.push(shadow);
