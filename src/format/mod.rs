@@ -630,11 +630,15 @@ pub fn decode_treedir(block: &[u8], base: u64) -> Result<Vec<DirEntry>> {
 pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
     // States, arrows and events with short info (nearly all) in one copy.
     let (ni, nv) = (p.info.len(), p.vertices.len());
-    if ni <= 16 && nv <= 2 {
-        let mut r = [0u8; 64];
+    if (ni == 0 || ni == 8) && nv <= 2 {
+        // Fixed-size copies only (no `memcpy` calls): no info or two
+        // 4-byte values (the MPE labels), and the record written whole.
+        let mut r = [0u8; 48];
         r[0..4].copy_from_slice(&p.category.to_be_bytes());
         r[4..6].copy_from_slice(&(ni as i16).to_be_bytes());
-        r[6..6 + ni].copy_from_slice(&p.info);
+        if ni == 8 {
+            r[6..14].copy_from_slice(&p.info[..8]);
+        }
         let at = 6 + ni;
         r[at..at + 2].copy_from_slice(&(nv as i16).to_be_bytes());
         for (k, v) in p.vertices.iter().enumerate() {
@@ -647,7 +651,9 @@ pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
             r[o..o + 8].copy_from_slice(&t.to_be_bytes());
             r[o + 8..o + 12].copy_from_slice(&v.line.to_be_bytes());
         }
-        out.extend_from_slice(&r[..8 + ni + 12 * nv]);
+        let len = out.len();
+        out.extend_from_slice(&r);
+        out.truncate(len + 8 + ni + 12 * nv);
         return;
     }
     put_i32(out, p.category);

@@ -118,33 +118,33 @@ struct NodeDrawables {
     nestless: Vec<(DrawingKey, u32)>,
     nestable: Vec<(DrawingKey, u32)>,
     topologies: Vec<Topology>,
+    /// Drawable indices in drawing order, per class (set by `sort`).
+    nestless_order: Vec<u32>,
+    nestable_order: Vec<u32>,
     scratch: SortScratch,
 }
 
 /// Reused buffers of [`sort_drawing_keys`].
 #[derive(Default)]
 struct SortScratch {
-    /// (start, arrival index) in bucket order.
+    /// (start, position in the key list) in bucket order.
     items: Vec<(u64, u32)>,
     counts: Vec<u32>,
-    keys: Vec<(DrawingKey, u32)>,
 }
 
-/// Sort a node's keys into drawing order. Comparison sorts of a few thousand
-/// 40-byte keys were the largest cost of writing. Keys arrive nearly in
-/// start order (drawables come in end order, and most are short), so the
-/// start times (distinct almost always) are spread over about one bucket per
-/// key by their offset from the smallest, scattered stably, and each bucket
-/// — a few keys — is put in order by insertion (stable, so equal starts stay
-/// in arrival order; a crowded bucket is sorted outright). Only runs of equal
-/// starts are then ordered by the rest of the key.
-fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
-    if keys.is_sorted() {
-        return;
-    }
+/// The drawing order of a node's keys, as the drawable indices (the `u32`
+/// of each key) in that order. Comparison sorts of a few thousand 40-byte
+/// keys were the largest cost of writing. Keys arrive nearly in start order
+/// (drawables come in end order, and most are short), so the start times
+/// (distinct almost always) are spread over about one bucket per key by
+/// their offset from the smallest, scattered stably, and each bucket — a
+/// few keys — is put in order by insertion (a crowded bucket is sorted
+/// outright). Only runs of equal starts are then ordered by the whole key.
+fn sort_drawing_keys(keys: &[(DrawingKey, u32)], order: &mut Vec<u32>, s: &mut SortScratch) {
+    order.clear();
     let n = keys.len();
-    if n < 64 {
-        keys.sort_unstable();
+    if keys.is_sorted() {
+        order.extend(keys.iter().map(|k| k.1));
         return;
     }
     let (lo, hi) = keys.iter().fold((u64::MAX, 0u64), |(lo, hi), k| {
@@ -158,7 +158,7 @@ fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
     let buckets = (span >> shift) as usize + 1;
     s.counts.clear();
     s.counts.resize(buckets + 1, 0);
-    for k in keys.iter() {
+    for k in keys {
         s.counts[((k.0.start_bits() - lo) >> shift) as usize + 1] += 1;
     }
     for i in 0..buckets {
@@ -192,23 +192,20 @@ fn sort_drawing_keys(keys: &mut Vec<(DrawingKey, u32)>, s: &mut SortScratch) {
         }
         from = to;
     }
-    s.keys.clear();
-    s.keys
-        .extend(s.items.iter().map(|&(_, i)| keys[i as usize]));
-    // Equal starts: the rest of the key decides.
+    // Equal starts: the whole key decides.
     let mut i = 0;
     while i < n {
-        let st = s.keys[i].0.start_bits();
+        let st = s.items[i].0;
         let mut j = i + 1;
-        while j < n && s.keys[j].0.start_bits() == st {
+        while j < n && s.items[j].0 == st {
             j += 1;
         }
         if j - i > 1 {
-            s.keys[i..j].sort_unstable();
+            s.items[i..j].sort_unstable_by_key(|&(_, p)| keys[p as usize]);
         }
         i = j;
     }
-    std::mem::swap(keys, &mut s.keys);
+    order.extend(s.items.iter().map(|&(_, p)| keys[p as usize].1));
 }
 
 impl NodeDrawables {
@@ -239,18 +236,16 @@ impl NodeDrawables {
         self.topologies.reserve(more(other.topologies.len()));
     }
 
-    /// Sort both key lists into drawing order.
+    /// Put both classes into drawing order (`nestless_order`,
+    /// `nestable_order`).
     fn sort(&mut self) {
-        sort_drawing_keys(&mut self.nestless, &mut self.scratch);
-        sort_drawing_keys(&mut self.nestable, &mut self.scratch);
+        sort_drawing_keys(&self.nestless, &mut self.nestless_order, &mut self.scratch);
+        sort_drawing_keys(&self.nestable, &mut self.nestable_order, &mut self.scratch);
     }
 
-    /// Drawables of a sorted key list.
-    fn in_order<'a>(
-        &'a self,
-        keys: &'a [(DrawingKey, u32)],
-    ) -> impl Iterator<Item = &'a Drawable> + 'a {
-        keys.iter().map(move |(_, i)| &self.drawables[*i as usize])
+    /// Drawables in an order made by [`sort`](Self::sort).
+    fn in_order<'a>(&'a self, order: &'a [u32]) -> impl Iterator<Item = &'a Drawable> + 'a {
+        order.iter().map(move |i| &self.drawables[*i as usize])
     }
 }
 
@@ -797,8 +792,12 @@ impl Encoder {
     fn start(file: &std::fs::File, path: &Path, offset: u64, block_thread: bool) -> Result<Self> {
         let file = file.try_clone().map_err(|e| Error::io(path, e))?;
         let path = path.to_path_buf();
-        let (tx, rx) = sync_channel::<NodeJob>(4);
-        let (back_tx, back) = sync_channel::<NodeDrawables>(8);
+        // Closed nodes come in bursts (a leaf and the ancestors it
+        // completes) and cost unequal work; a queue of 16 keeps both sides
+        // busy through them (4 left both idle a tenth of the time), for a
+        // few MB (BENCHMARKS.md).
+        let (tx, rx) = sync_channel::<NodeJob>(16);
+        let (back_tx, back) = sync_channel::<NodeDrawables>(24);
         let handle = std::thread::Builder::new()
             .name("slog2-nodes".into())
             .spawn(move || NodeWorker::run(file, path, offset, block_thread, rx, back_tx))
@@ -910,7 +909,7 @@ impl NodeWorker {
             bw.flush()?;
             (crate::cputime::thread_cpu_seconds(), None)
         } else {
-            let (tx, blocks) = sync_channel::<BlockJob>(4);
+            let (tx, blocks) = sync_channel::<BlockJob>(16);
             let writer = std::thread::Builder::new()
                 .name("slog2-blocks".into())
                 .spawn(move || BlockWriter::new(file, path).run(blocks, back))
@@ -1070,9 +1069,9 @@ impl BlockWriter {
             &mut self.buf,
             &job.entry,
             nd.nestless.len(),
-            nd.in_order(&nd.nestless),
+            nd.in_order(&nd.nestless_order),
             nd.nestable.len(),
-            nd.in_order(&nd.nestable),
+            nd.in_order(&nd.nestable_order),
             &job.held,
         );
         debug_assert_eq!(self.buf.len() - start, job.entry.ptr.size as usize);
@@ -1105,7 +1104,7 @@ mod sort_tests {
             raw in prop::collection::vec((0u32..50, 0u32..50, 0i32..3, 0i32..3, -1i32..2), 0..400),
             scale in prop_oneof![Just(1e-6), Just(1.0), Just(1e9), Just(-1e-3)],
         ) {
-            let mut keys: Vec<(DrawingKey, u32)> = raw
+            let keys: Vec<(DrawingKey, u32)> = raw
                 .iter()
                 .enumerate()
                 .map(|(i, &(s, d, c, f, l))| {
@@ -1117,8 +1116,10 @@ mod sort_tests {
             let mut want = keys.clone();
             want.sort_unstable();
             let mut scratch = SortScratch::default();
-            sort_drawing_keys(&mut keys, &mut scratch);
-            prop_assert_eq!(keys, want);
+            let mut order = Vec::new();
+            sort_drawing_keys(&keys, &mut order, &mut scratch);
+            let got: Vec<_> = order.iter().map(|&i| keys[i as usize]).collect();
+            prop_assert_eq!(got, want);
         }
 
         /// The same for starts of every shape: a node's usual stream (end
@@ -1129,7 +1130,7 @@ mod sort_tests {
             raw in prop::collection::vec((any::<u64>(), 0u32..64, 0i32..3, 0i32..3), 0..3000),
             shape in 0u8..3,
         ) {
-            let mut keys: Vec<(DrawingKey, u32)> = raw
+            let keys: Vec<(DrawingKey, u32)> = raw
                 .iter()
                 .enumerate()
                 .map(|(i, &(r, d, c, f))| {
@@ -1149,8 +1150,10 @@ mod sort_tests {
             let mut want = keys.clone();
             want.sort_unstable();
             let mut scratch = SortScratch::default();
-            sort_drawing_keys(&mut keys, &mut scratch);
-            prop_assert_eq!(keys, want);
+            let mut order = Vec::new();
+            sort_drawing_keys(&keys, &mut order, &mut scratch);
+            let got: Vec<_> = order.iter().map(|&i| keys[i as usize]).collect();
+            prop_assert_eq!(got, want);
         }
     }
 }

@@ -462,7 +462,7 @@ impl ShadowBuf {
             }
             let dur = s.tbox.duration();
             // Per category, sum in insertion order in single precision, then add.
-            let mut sums: SmallVec<[(i32, f32); 4]> = SmallVec::new();
+            let mut sums: SmallVec<[(i32, f32); 8]> = SmallVec::new();
             for &i in group {
                 let p = &self.own[i as usize];
                 let r = ratio(self.excl[i as usize], dur) as f32;
