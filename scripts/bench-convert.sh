@@ -9,6 +9,9 @@
 # The trace is generated once by scripts/gen_trace.py into $TMPDIR (or /tmp)
 # and reused. Timing comes from /usr/bin/time; the machine is shared and
 # noisy, so compare medians (and the minimum) rather than single runs.
+# The output is deleted before each run: converting into a new file is what
+# is measured (replacing an existing 40 MB output makes the kernel free the
+# old file inside the final rename, about 30 ms on this machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -21,6 +24,7 @@ out="$dir/slog2-bench-$n.slog2"
 cargo build --release --quiet
 bin=target/release/slog2
 for _ in $(seq "$runs"); do
+    rm -f "$out"
     /usr/bin/time -f "%e %U %S %M" "$bin" convert "$@" "$trace" -o "$out" -q 2>&1 >/dev/null | tail -n 1
 done | python3 -c '
 import statistics as st, sys

@@ -101,9 +101,10 @@ pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>
 /// [`PARALLEL_MIN_CORES`] cores.
 pub(crate) const PARALLEL_MIN_BYTES: u64 = 4 << 20;
 
-/// The converter already keeps two threads busy (tree writer, node encoder)
-/// besides the reading one, so on two cores parsing on the reading thread is
-/// fastest (BENCHMARKS.md); parser workers pay off from four cores on.
+/// The converter already keeps the writer's node thread busy besides the
+/// reading one (which also places drawables in the tree), so on two cores
+/// parsing on the reading thread is fastest (BENCHMARKS.md: parser workers
+/// cost more CPU than they save there); they pay off from four cores on.
 pub(crate) const PARALLEL_MIN_CORES: usize = 4;
 
 /// [`open_source`] with a choice of text parser threads: 0 automatic, 1 the
@@ -121,7 +122,8 @@ pub fn open_source_with(
             let big =
                 std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= PARALLEL_MIN_BYTES);
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            // Leave a core each to the writer and the encoder.
+            // Leave a core each to the tree (the caller's thread) and the
+            // writer's node thread.
             opts.workers = (cores.saturating_sub(2)).clamp(2, 4);
             big && cores >= PARALLEL_MIN_CORES
         }

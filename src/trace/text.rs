@@ -39,10 +39,17 @@
 //!   `inf`/`infinity`, `nan`/`nan(…)`, hexadecimal floats `0x1.8p3`);
 //!   integers: optional sign and decimal digits, range-checked.
 //!
-//! Speed: the file is read in large chunks into one reused buffer and each
-//! line is parsed in place (no per-line allocation); numbers are parsed
-//! straight from the bytes (eight digits at a time, exact Clinger fast path
-//! for plain decimals, fast-float2 for the rest).
+//! Speed: the file is read in large chunks into one reused buffer and parsed
+//! in place (no per-line allocation). Primitive lines in their usual
+//! spelling — the bulk of a trace — are parsed whole straight from the
+//! buffer by a fixed-window parser that finds the line's end by parsing it
+//! (no newline search, no per-byte bounds checks, vertex times that repeat
+//! the box's text compared instead of parsed, `%d` info matched against the
+//! label word by word); anything else goes line by line through the general
+//! parser, which gives the same records for what the fast path accepts and
+//! all the error messages (`tests/text_fast_path.rs` holds them to that).
+//! Numbers are parsed straight from the bytes (eight digits at a time, exact
+//! Clinger fast path for plain decimals, fast-float2 for the rest).
 
 use std::fs::File;
 use std::io::{BufRead, Read};

@@ -1,10 +1,11 @@
 //! Parallel parsing of large sample-format text files.
 //!
-//! Why: the converter runs the parser and the tree writer on two threads, and
-//! the slower one sets the pace. Splitting the parse over worker threads lets
-//! the operating system spread *all* the work over the cores (on two cores the
-//! conversion becomes bound by total work instead of by the busier thread) and
-//! on larger machines takes parsing off the critical path.
+//! Why: the converter parses and places drawables in the tree on the
+//! caller's thread while the writer's threads build shadows and write nodes;
+//! the busiest thread sets the pace. On machines with more cores than that,
+//! splitting the parse over worker threads takes it off the critical path.
+//! (On two cores it costs more CPU than it saves, so it is not the default
+//! there; BENCHMARKS.md.)
 //!
 //! It gives exactly what [`TextSource`] gives — the same records, errors and
 //! line numbers — because only work that does not depend on earlier lines is

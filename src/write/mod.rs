@@ -20,11 +20,11 @@
 //!    them, finds their tree node and decides when nodes close — none of
 //!    which depends on shadows (a leaf fills with drawables only; stubs are
 //!    added to a node's size when it is written);
-//! 2. the *node* thread ([`NodeWorker`]) builds each closed node's shadows
+//! 2. the *node* thread (`NodeWorker`) builds each closed node's shadows
 //!    (folding its own primitives in arrival order, merging its children's
 //!    stubs, exclusive ratios) and fixes its size, file offset and directory
 //!    entry;
-//! 3. the *block* stage ([`BlockWriter`]) sorts the node's drawables into
+//! 3. the *block* stage (`BlockWriter`) sorts the node's drawables into
 //!    drawing order, encodes the block and writes it at its offset — on a
 //!    thread of its own with three cores or more, else on the node thread,
 //!    so that on two cores each busy thread has a core (three busy threads
