@@ -9,12 +9,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
+mod common;
+
+use common::Outcome;
 use proptest::prelude::*;
 use slog2::trace::text::TextSource;
-use slog2::trace::{Record, TraceSource};
-
-/// Records with their locations, then the error that ended the stream.
-type Outcome = (Vec<(Record, String)>, Option<String>);
+use slog2::trace::Record;
 
 /// A reader that hands out at most `step` bytes per call.
 struct Trickle {
@@ -44,33 +44,11 @@ fn source(text: &[u8], step: usize) -> TextSource {
 }
 
 fn line_by_line(text: &[u8]) -> Outcome {
-    let mut s = source(text, usize::MAX);
-    let mut out = Vec::new();
-    loop {
-        match s.next_record() {
-            Ok(Some(r)) => out.push((r, s.location())),
-            Ok(None) => return (out, None),
-            Err(e) => return (out, Some(e.to_string())),
-        }
-    }
+    common::drain_single(&mut source(text, usize::MAX))
 }
 
 fn batched(text: &[u8], step: usize) -> Outcome {
-    let mut s = source(text, step);
-    let mut out = Vec::new();
-    let mut batch = Vec::new();
-    loop {
-        match s.next_records(&mut batch) {
-            Ok(()) if batch.is_empty() => return (out, None),
-            Ok(()) => {
-                for (i, r) in batch.drain(..).enumerate() {
-                    let loc = s.location_of(i);
-                    out.push((r, loc));
-                }
-            }
-            Err(e) => return (out, Some(e.to_string())),
-        }
-    }
+    common::drain_batches(&mut source(text, step))
 }
 
 fn assert_same(text: &[u8], steps: &[usize]) {
@@ -235,20 +213,7 @@ fn line() -> impl Strategy<Value = String> {
 }
 
 fn trace() -> impl Strategy<Value = Vec<u8>> {
-    (
-        prop::collection::vec(line(), 0..60),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_map(|(lines, crlf, last_nl)| {
-            let sep = if crlf { "\r\n" } else { "\n" };
-            let mut s = header().replace('\n', sep);
-            s.push_str(&lines.join(sep));
-            if last_nl {
-                s.push_str(sep);
-            }
-            s.into_bytes()
-        })
+    common::traces(header(), line(), 60)
 }
 
 proptest! {

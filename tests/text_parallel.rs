@@ -7,41 +7,12 @@
 use std::io::Cursor;
 use std::path::PathBuf;
 
+mod common;
+
+use common::{drain_batches, drain_single, Outcome};
 use proptest::prelude::*;
 use slog2::trace::text::TextSource;
 use slog2::trace::text_par::{ParallelOptions, ParallelTextSource};
-use slog2::trace::{Record, TraceSource};
-
-/// Records with their locations, then the error that ended the stream.
-type Outcome = (Vec<(Record, String)>, Option<String>);
-
-fn drain_single(s: &mut dyn TraceSource) -> Outcome {
-    let mut out = Vec::new();
-    loop {
-        match s.next_record() {
-            Ok(Some(r)) => out.push((r, s.location())),
-            Ok(None) => return (out, None),
-            Err(e) => return (out, Some(e.to_string())),
-        }
-    }
-}
-
-fn drain_batches(s: &mut dyn TraceSource) -> Outcome {
-    let mut out = Vec::new();
-    let mut batch = Vec::new();
-    loop {
-        match s.next_records(&mut batch) {
-            Ok(()) if batch.is_empty() => return (out, None),
-            Ok(()) => {
-                for (i, r) in batch.drain(..).enumerate() {
-                    let loc = s.location_of(i);
-                    out.push((r, loc));
-                }
-            }
-            Err(e) => return (out, Some(e.to_string())),
-        }
-    }
-}
 
 fn sequential(text: &[u8]) -> Outcome {
     let mut s = TextSource::from_read("t.txt", Cursor::new(text.to_vec()));
@@ -233,20 +204,7 @@ fn line() -> impl Strategy<Value = String> {
 }
 
 fn trace() -> impl Strategy<Value = Vec<u8>> {
-    (
-        prop::collection::vec(line(), 0..80),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_map(|(lines, crlf, last_nl)| {
-            let sep = if crlf { "\r\n" } else { "\n" };
-            let mut s = header().replace('\n', sep);
-            s.push_str(&lines.join(sep));
-            if last_nl {
-                s.push_str(sep);
-            }
-            s.into_bytes()
-        })
+    common::traces(header(), line(), 80)
 }
 
 proptest! {

@@ -1096,6 +1096,20 @@ mod sort_tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Keys in the order `sort_drawing_keys` gives (each key's `u32` is its
+    /// position here).
+    fn sorted(keys: &[(DrawingKey, u32)]) -> Vec<(DrawingKey, u32)> {
+        let mut order = Vec::new();
+        sort_drawing_keys(keys, &mut order, &mut SortScratch::default());
+        order.iter().map(|&i| keys[i as usize]).collect()
+    }
+
+    fn comparison_sorted(keys: &[(DrawingKey, u32)]) -> Vec<(DrawingKey, u32)> {
+        let mut v = keys.to_vec();
+        v.sort_unstable();
+        v
+    }
+
     proptest! {
         /// The bucket sort orders keys exactly as a comparison sort does,
         /// including runs of equal start times.
@@ -1113,13 +1127,7 @@ mod sort_tests {
                     (DrawingKey::new(tbox, c, f, l), i as u32)
                 })
                 .collect();
-            let mut want = keys.clone();
-            want.sort_unstable();
-            let mut scratch = SortScratch::default();
-            let mut order = Vec::new();
-            sort_drawing_keys(&keys, &mut order, &mut scratch);
-            let got: Vec<_> = order.iter().map(|&i| keys[i as usize]).collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(sorted(&keys), comparison_sorted(&keys));
         }
 
         /// The same for starts of every shape: a node's usual stream (end
@@ -1147,13 +1155,7 @@ mod sort_tests {
                     (DrawingKey::new(tbox, c, f, 0), i as u32)
                 })
                 .collect();
-            let mut want = keys.clone();
-            want.sort_unstable();
-            let mut scratch = SortScratch::default();
-            let mut order = Vec::new();
-            sort_drawing_keys(&keys, &mut order, &mut scratch);
-            let got: Vec<_> = order.iter().map(|&i| keys[i as usize]).collect();
-            prop_assert_eq!(got, want);
+            prop_assert_eq!(sorted(&keys), comparison_sorted(&keys));
         }
     }
 }

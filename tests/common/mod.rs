@@ -1,0 +1,61 @@
+//! Helpers shared by the text-reader tests.
+
+use proptest::prelude::*;
+use slog2::trace::{Record, TraceSource};
+
+/// Records with their locations, then the error that ended the stream.
+pub type Outcome = (Vec<(Record, String)>, Option<String>);
+
+/// Everything `s` yields, one record at a time (`next_record`).
+#[allow(dead_code)]
+pub fn drain_single(s: &mut dyn TraceSource) -> Outcome {
+    let mut out = Vec::new();
+    loop {
+        match s.next_record() {
+            Ok(Some(r)) => out.push((r, s.location())),
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+}
+
+/// Everything `s` yields, in batches (`next_records`).
+pub fn drain_batches(s: &mut dyn TraceSource) -> Outcome {
+    let mut out = Vec::new();
+    let mut batch = Vec::new();
+    loop {
+        match s.next_records(&mut batch) {
+            Ok(()) if batch.is_empty() => return (out, None),
+            Ok(()) => {
+                for (i, r) in batch.drain(..).enumerate() {
+                    let loc = s.location_of(i);
+                    out.push((r, loc));
+                }
+            }
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+}
+
+/// Random traces: `header`, then up to `max_lines` of `line`, with `\r\n` or
+/// `\n` line ends and with or without a final line end.
+pub fn traces(
+    header: String,
+    line: impl Strategy<Value = String>,
+    max_lines: usize,
+) -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(line, 0..max_lines),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(move |(lines, crlf, last_nl)| {
+            let sep = if crlf { "\r\n" } else { "\n" };
+            let mut s = header.replace('\n', sep);
+            s.push_str(&lines.join(sep));
+            if last_nl {
+                s.push_str(sep);
+            }
+            s.into_bytes()
+        })
+}
