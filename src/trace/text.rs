@@ -632,12 +632,7 @@ impl TraceSource for TextSource {
         while out.len() < 256 {
             // Usual primitive lines straight from the buffer.
             if fast {
-                let rest = self.lines.rest();
-                let parsed = match window_line(rest, &self.formats) {
-                    Some(r) => Some(r),
-                    None => fast_line(rest, &self.formats),
-                };
-                if let Some((p, n)) = parsed {
+                if let Some((p, n)) = window_line(self.lines.rest(), &self.formats) {
                     self.lines.pos += n;
                     self.bytes_read += n as u64;
                     self.line_no += 1;
@@ -724,7 +719,7 @@ pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
 
 /// Splits a reader into lines inside one growable buffer: a line is handed
 /// out as a range of `buf`, valid until the next call. The unconsumed input
-/// is also open to the whole-line fast path ([`fast_line`]), which finds the
+/// is also open to the whole-line fast path ([`window_line`]), which finds the
 /// end of a line by parsing it, so most lines are never searched for their
 /// newline.
 struct Lines {
@@ -894,16 +889,15 @@ struct InfoPlan {
     tokens: Vec<u8>,
     /// `tokens.len() + 1` literals: before each token, then the tail.
     lits: Vec<Vec<Piece>>,
-    /// The same literals as written in the label, when every token is `%d`
-    /// (the usual MPE label): info spelled exactly like its label is then
-    /// encoded without the general matcher.
-    exact: Option<Vec<Box<[u8]>>>,
-    /// `exact` when it can be matched without knowing where the info ends
-    /// ([`fast_line`]): no literal holds a `>`, so the first ` >` after the
+    /// The same literals as written in the label, when the label is the
+    /// usual MPE kind — at most four `%d` tokens, literals of at most 16
+    /// bytes without a `>`: info spelled exactly like it is then encoded
+    /// without the general matcher ([`InfoPlan::encode_exact`]), comparing
+    /// a word at a time. Without a `>` in a literal the first ` >` after the
     /// info's `< ` (where the general parser ends the info) is the one right
-    /// after the last literal. At most four values and literals of at most
-    /// 16 bytes, compared a word at a time.
-    inline: Option<Vec<Lit>>,
+    /// after the last literal, so the whole-line fast path ([`window_line`])
+    /// can match info without first finding where it ends.
+    exact: Option<Vec<Lit>>,
 }
 
 /// A short literal, compared with one 16-byte load where the input has room.
@@ -920,11 +914,7 @@ impl Lit {
         Lit {
             text: text.into(),
             word: u128::from_le_bytes(b),
-            mask: if text.len() >= 16 {
-                u128::MAX
-            } else {
-                (1u128 << (8 * text.len())) - 1
-            },
+            mask: low_bytes_mask(text.len()),
         }
     }
 
@@ -999,37 +989,39 @@ impl InfoPlan {
         for _ in &fmt.tokens {
             lits.push(split(keys.next().map_or("", |k| k.as_str())));
         }
-        let exact = fmt.tokens.iter().all(|t| *t == b'd').then(|| {
-            let mut keys = fmt.keys.iter().map(|k| k.as_bytes().into());
-            let mut v: Vec<Box<[u8]>> = vec![if lead {
-                keys.next().unwrap_or_default()
-            } else {
-                Box::default()
-            }];
-            for _ in &fmt.tokens {
-                v.push(keys.next().unwrap_or_default());
-            }
-            v
-        });
-        let inline = exact
-            .as_ref()
+        let exact = fmt
+            .tokens
+            .iter()
+            .all(|t| *t == b'd')
+            .then(|| {
+                let mut keys = fmt.keys.iter().map(|k| k.as_bytes());
+                let mut v: Vec<&[u8]> = vec![if lead {
+                    keys.next().unwrap_or_default()
+                } else {
+                    b""
+                }];
+                for _ in &fmt.tokens {
+                    v.push(keys.next().unwrap_or_default());
+                }
+                v
+            })
             .filter(|e| e.len() <= 5 && e.iter().all(|l| l.len() <= 16 && !l.contains(&b'>')))
-            .map(|e| e.iter().map(|l| Lit::new(l)).collect());
+            .map(|e| e.into_iter().map(Lit::new).collect());
         InfoPlan {
             fmt: fmt.clone(),
             tokens: fmt.tokens.clone(),
             lits,
             exact,
-            inline,
         }
     }
 
-    /// [`fast_line`]'s info: `s[at..]` spelled exactly like the label
-    /// (literals and `%d` values, nothing else): its encoding and the
-    /// position after the last literal.
+    /// Info at `s[at..]` spelled exactly like the label (literals and `%d`
+    /// values, see `exact`): its encoding and the position after the last
+    /// literal; `None` for the general matcher (which gives the same bytes
+    /// or the error).
     #[inline]
-    fn encode_inline(&self, s: &[u8], at: usize) -> Option<(InfoBytes, usize)> {
-        let lits = self.inline.as_deref()?;
+    fn encode_exact(&self, s: &[u8], at: usize) -> Option<(InfoBytes, usize)> {
+        let lits = self.exact.as_deref()?;
         let mut out = [0u8; 16];
         let mut p = at;
         let (last, values) = lits.split_last()?;
@@ -1041,34 +1033,6 @@ impl InfoPlan {
         }
         p = last.matches(s, p)?;
         Some((InfoBytes::from_buf_and_len(out, 4 * values.len()), p))
-    }
-
-    /// Info text spelled exactly like an all-`%d` label: its encoding, or
-    /// `None` for the general matcher (which gives the same bytes or the
-    /// error).
-    #[inline]
-    fn encode_exact(&self, text: &[u8]) -> Option<InfoBytes> {
-        let exact = self.exact.as_ref()?;
-        let mut out = InfoBytes::new();
-        let mut p = 0;
-        for lit in &exact[..exact.len() - 1] {
-            p += lit.len();
-            if !same_bytes(text.get(p - lit.len()..p)?, lit) {
-                return None;
-            }
-            let (v, n) = fast_int(text.get(p..)?)?;
-            p += n;
-            out.extend_from_slice(&v.to_be_bytes());
-        }
-        let tail = exact.last()?;
-        p += tail.len();
-        if !same_bytes(text.get(p - tail.len()..p)?, tail) {
-            return None;
-        }
-        text[p..]
-            .iter()
-            .all(|b| b.is_ascii_whitespace())
-            .then_some(out)
     }
 
     /// Match literal `k` at the cursor.
@@ -1147,8 +1111,10 @@ impl InfoFormats {
 
 /// Match `text[from..]` against the label (scanf rules) and encode the values.
 fn encode_info(plan: &InfoPlan, text: &[u8], from: usize, c: &Cur) -> PResult<InfoBytes> {
-    if let Some(b) = text.get(from..).and_then(|t| plan.encode_exact(t)) {
-        return Ok(b);
+    if let Some((b, end)) = plan.encode_exact(text, from) {
+        if text[end..].iter().all(|b| b.is_ascii_whitespace()) {
+            return Ok(b);
+        }
     }
     let mut t = Cur {
         s: text,
@@ -1454,18 +1420,16 @@ impl<'a> Cur<'a> {
     }
 }
 
-/// `10^n` for the digit-run accumulator.
-const POW10_U64: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
+/// `10^n` for `n <= 19`.
+const POW10_U64: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// The leading ASCII digits (at most 8) of `s[..8]`: (value, count).
 #[inline(always)]
@@ -1582,12 +1546,18 @@ fn fast_primitive(s: &[u8]) -> Option<(TimeBox, i32, Vertices, usize)> {
 /// Bytes of input that [`window_line`] looks at: more than a usual line.
 const WINDOW: usize = 256;
 
-/// [`fast_line`] on a fixed window of the input (`s` has at least
-/// [`WINDOW`] bytes): the same grammar, for times without a sign and with at
-/// most 7 integer and 15 fraction digits, states, arrows and events. Indices
-/// are kept provably inside the window, so the reads need no bounds checks;
-/// anything else (or a line longer than the window) is `None` and goes to
-/// [`fast_line`], which gives the same result for what this accepts.
+/// A whole primitive line in its usual spelling, parsed in place from the
+/// unconsumed input `s` (which starts at the line and holds at least
+/// [`WINDOW`] bytes): `Primitive[ TimeBBox(S,E) Category=N (T, L) (T, L)`
+/// — times without a sign and with at most 7 integer and 15 fraction digits,
+/// one or two vertices — then ` ]` and the newline, or info spelled exactly
+/// like its category's label ([`InfoPlan::encode_exact`]) and ` > ]` and
+/// the newline. Returns the record and the bytes used, newline included.
+/// Indices are kept provably inside the window, so the reads need no bounds
+/// checks. `None` for anything else (including the last lines of the buffer
+/// and a line longer than the window): the line-by-line parser then takes
+/// it, with the same result or the error message. Skipping the search for
+/// the newline of every line is much of what this saves.
 #[inline]
 fn window_line(
     s: &[u8],
@@ -1649,7 +1619,7 @@ fn window_line(
     let (info, end_of_line) = if w[p] == b' ' && w[p + 1] == b']' && w[p + 2] == b'\n' {
         (InfoBytes::new(), p + 3)
     } else if w[p] == b' ' && w[p + 1] == b'<' && w[p + 2] == b' ' {
-        let (info, q) = formats.get(&category)?.encode_inline(w, p + 3)?;
+        let (info, q) = formats.get(&category)?.encode_exact(w, p + 3)?;
         if w.get(q..q + 5)? != b" > ]\n" {
             return None;
         }
@@ -1711,7 +1681,7 @@ fn window_decimal(w: &[u8; WINDOW], p: usize, delim: u8) -> Option<(f64, usize)>
         if ni + nf == 0 || ni + nf > 19 {
             return None;
         }
-        (int * POW10_U64_19[nf] + frac, nf, q + 1 + nf)
+        (int * POW10_U64[nf] + frac, nf, q + 1 + nf)
     } else {
         if ni == 0 {
             return None;
@@ -1722,55 +1692,6 @@ fn window_decimal(w: &[u8; WINDOW], p: usize, delim: u8) -> Option<(f64, usize)>
         return None;
     }
     Some((m as f64 / POW10[nf], after - p))
-}
-
-/// `10^n` for `n <= 19`.
-const POW10_U64_19: [u64; 20] = {
-    let mut t = [1u64; 20];
-    let mut i = 1;
-    while i < 20 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
-
-/// A whole primitive line in its usual spelling, parsed in place from the
-/// unconsumed input `s` (which starts at the line): [`fast_primitive`], then
-/// ` ]` and the newline, or info spelled exactly like its category's label
-/// (see [`InfoPlan::encode_inline`]) and ` > ]` and the newline. Returns the
-/// record and the bytes used, newline included. `None` for anything else,
-/// including a line that is not all in `s` yet: the line-by-line parser then
-/// takes it, with the same result or the error message. Skipping the search
-/// for the newline of every line is most of what this saves.
-#[inline]
-fn fast_line(
-    s: &[u8],
-    formats: &rustc_hash::FxHashMap<i32, InfoPlan>,
-) -> Option<(TracePrimitive, usize)> {
-    let (stated, category, vertices, p) = fast_primitive(s)?;
-    let (info, end) = match s.get(p..p + 3)? {
-        b" ]\n" => (InfoBytes::new(), p + 3),
-        b" < " => {
-            let (info, q) = formats.get(&category)?.encode_inline(s, p + 3)?;
-            if s.get(q..q + 5)? != b" > ]\n" {
-                return None;
-            }
-            (info, q + 5)
-        }
-        _ => return None,
-    };
-    Some((
-        TracePrimitive {
-            stated,
-            primitive: Primitive {
-                category,
-                info,
-                vertices,
-            },
-        },
-        end,
-    ))
 }
 
 /// [`fast_decimal`] at `s[p..]` when the number must be followed by `delim`
@@ -1830,12 +1751,7 @@ fn same_text(s: &[u8], a: usize, b: usize, n: usize) -> bool {
         if let (Some(x), Some(y)) = (s.get(a..a + 16), s.get(b..b + 16)) {
             let x = u128::from_le_bytes(x.try_into().unwrap_or([0; 16]));
             let y = u128::from_le_bytes(y.try_into().unwrap_or([0; 16]));
-            let mask = if n == 16 {
-                u128::MAX
-            } else {
-                (1u128 << (8 * n)) - 1
-            };
-            return (x ^ y) & mask == 0;
+            return (x ^ y) & low_bytes_mask(n) == 0;
         }
     }
     s.get(a..a + n) == s.get(b..b + n)
