@@ -89,6 +89,15 @@ impl ConvertSummary {
 }
 
 impl ConvertSummary {
+    /// Count a category or y-map definition.
+    fn count_definition(&mut self, rec: &Record) {
+        match rec {
+            Record::Category(_) => self.categories_defined += 1,
+            Record::YCoordMap(_) => self.ycoordmaps += 1,
+            _ => {}
+        }
+    }
+
     /// CPU seconds by stage — the writer's threads (see
     /// [`WriteSummary::stage_cpu`]; here the calling thread also reads and
     /// checks the source) — and the wall seconds, as one line.
@@ -379,63 +388,49 @@ fn read_source(
         if !warn_mode {
             // Check and place each record while it is at hand.
             for (i, rec) in recs.drain(..).enumerate() {
-                match &rec {
-                    Record::Category(_) => summary.categories_defined += 1,
-                    Record::YCoordMap(_) => summary.ycoordmaps += 1,
-                    _ => {}
-                }
+                summary.count_definition(&rec);
                 if let Some(e) = checker.check(&rec) {
                     return Err(located(e, &source.location_of(i)));
                 }
                 add(w, rec).map_err(|e| located(e, &source.location_of(i)))?;
             }
-            if checker.index >= next_progress {
-                next_progress = checker.index + 65536;
-                if let Some(p) = source.progress() {
-                    progress(p);
+        } else {
+            for (i, rec) in recs.iter().enumerate() {
+                summary.count_definition(rec);
+                if let Some(e) = checker.check(rec) {
+                    summary.warnings += 1;
+                    warn(&located(e, &source.location_of(i)).to_string());
                 }
             }
-            continue;
-        }
-        for (i, rec) in recs.iter().enumerate() {
-            match rec {
-                Record::Category(_) => summary.categories_defined += 1,
-                Record::YCoordMap(_) => summary.ycoordmaps += 1,
-                _ => {}
-            }
-            if let Some(e) = checker.check(rec) {
-                summary.warnings += 1;
-                warn(&located(e, &source.location_of(i)).to_string());
+            // Drawables go through the reorder buffer.
+            let drawables = recs
+                .iter()
+                .filter(|r| matches!(r, Record::Primitive(_) | Record::Composite(_)))
+                .count();
+            let mut seq = checker.index - drawables as u64;
+            for rec in recs.drain(..) {
+                match rec {
+                    Record::Primitive(_) | Record::Composite(_) => {
+                        seq += 1;
+                        heap.push(Pending {
+                            end: record_end(&rec),
+                            seq,
+                            record: rec,
+                        });
+                        if heap.len() > window {
+                            if let Some(p) = heap.pop() {
+                                add(w, p.record)?;
+                            }
+                        }
+                    }
+                    other => add(w, other)?,
+                }
             }
         }
         if checker.index >= next_progress {
             next_progress = checker.index + 65536;
             if let Some(p) = source.progress() {
                 progress(p);
-            }
-        }
-        // Warn mode: drawables go through the reorder buffer.
-        let drawables = recs
-            .iter()
-            .filter(|r| matches!(r, Record::Primitive(_) | Record::Composite(_)))
-            .count();
-        let mut seq = checker.index - drawables as u64;
-        for rec in recs.drain(..) {
-            match rec {
-                Record::Primitive(_) | Record::Composite(_) => {
-                    seq += 1;
-                    heap.push(Pending {
-                        end: record_end(&rec),
-                        seq,
-                        record: rec,
-                    });
-                    if heap.len() > window {
-                        if let Some(p) = heap.pop() {
-                            add(w, p.record)?;
-                        }
-                    }
-                }
-                other => add(w, other)?,
             }
         }
     }

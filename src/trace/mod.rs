@@ -43,8 +43,8 @@ pub struct TraceComposite {
 }
 
 /// One record of a trace. Primitives, the bulk of a trace, are stored inline;
-/// the rarer records are boxed, which keeps a record at 96 bytes (converters
-/// move millions of them between threads).
+/// the rarer records are boxed, which keeps a record at 96 bytes (a
+/// conversion moves millions of them through batches).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
     Category(Box<CategoryDef>),

@@ -482,22 +482,54 @@ impl Slog2Writer {
             return self.add_any(Drawable::Primitive(p));
         }
         let rec = p.byte_size();
+        self.make_room(rec)?;
+        let topology = self.topology_of(p.category);
+        let target = self.node_for(tbox.start);
+        self.note_topology(target, topology);
+        let key = DrawingKey::new(tbox, p.category, first.line, last.line);
+        let nestable = topology == Topology::State;
+        self.store(target, Drawable::Primitive(p), key, nestable, rec, 1, tbox.end);
+        Ok(())
+    }
+
+    /// Close the leaf (and the ancestors it completes) first if a record of
+    /// `rec` bytes would overfill it.
+    #[inline(always)]
+    fn make_room(&mut self, rec: usize) -> Result<()> {
         if self.last_end.is_some() && self.trunk[0].bytes + rec > self.opts.leaf_bytesize as usize {
             self.advance()?;
         }
-        let topology = self.topology_of(p.category);
-        let target = self.node_for(tbox.start);
-        self.topologies_used[topology as usize] = true;
-        let key = DrawingKey::new(tbox, p.category, first.line, last.line);
-        let node = &mut self.trunk[target];
-        node.drawables.topologies.push(topology);
-        node.bytes += rec + 1;
-        node.drawables
-            .push(Drawable::Primitive(p), key, topology == Topology::State);
-        self.summary.primitives += 1;
-        self.last_end = Some(tbox.end);
-        self.summary.drawables += 1;
         Ok(())
+    }
+
+    /// A primitive of `topology` goes into trunk node `target` (in arrival
+    /// order; the node thread's shadows need each primitive's topology).
+    #[inline(always)]
+    fn note_topology(&mut self, target: usize, topology: Topology) {
+        self.topologies_used[topology as usize] = true;
+        self.trunk[target].drawables.topologies.push(topology);
+    }
+
+    /// Store a placed drawable of `rec` bytes and `primitives` primitives
+    /// in trunk node `target`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        target: usize,
+        d: Drawable,
+        key: DrawingKey,
+        nestable: bool,
+        rec: usize,
+        primitives: usize,
+        end: f64,
+    ) {
+        self.summary.primitives += primitives as u64;
+        let node = &mut self.trunk[target];
+        node.bytes += rec + 1;
+        node.drawables.push(d, key, nestable);
+        self.last_end = Some(end);
+        self.summary.drawables += 1;
     }
 
     /// The trunk position of the node a drawable starting at `start` goes
@@ -554,34 +586,24 @@ impl Slog2Writer {
             }
         }
         let rec = d.byte_size();
-        if self.last_end.is_some() && self.trunk[0].bytes + rec > self.opts.leaf_bytesize as usize {
-            self.advance()?;
-        }
+        self.make_room(rec)?;
 
         // Resolve categories (and topologies of the members) before storing.
         let cat_topo = self.topology_of(d.category());
         let target = self.node_for(tbox.start);
         match &d {
-            Drawable::Primitive(_) => {
-                self.topologies_used[cat_topo as usize] = true;
-                self.trunk[target].drawables.topologies.push(cat_topo);
-            }
+            Drawable::Primitive(_) => self.note_topology(target, cat_topo),
             Drawable::Composite(c) => {
                 for m in &c.members {
                     let t = self.topology_of(m.category);
-                    self.topologies_used[t as usize] = true;
-                    self.trunk[target].drawables.topologies.push(t);
+                    self.note_topology(target, t);
                 }
             }
         }
-        let node = &mut self.trunk[target];
-        node.bytes += rec + 1;
-        self.summary.primitives += d.primitives().len() as u64;
         let nestable = matches!(d, Drawable::Composite(_)) || cat_topo == Topology::State;
         let key = DrawingKey::of_drawable(&d, tbox);
-        node.drawables.push(d, key, nestable);
-        self.last_end = Some(tbox.end);
-        self.summary.drawables += 1;
+        let primitives = d.primitives().len();
+        self.store(target, d, key, nestable, rec, primitives, tbox.end);
         Ok(())
     }
 
