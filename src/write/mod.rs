@@ -488,7 +488,15 @@ impl Slog2Writer {
         self.note_topology(target, topology);
         let key = DrawingKey::new(tbox, p.category, first.line, last.line);
         let nestable = topology == Topology::State;
-        self.store(target, Drawable::Primitive(p), key, nestable, rec, 1, tbox.end);
+        self.store(
+            target,
+            Drawable::Primitive(p),
+            key,
+            nestable,
+            rec,
+            1,
+            tbox.end,
+        );
         Ok(())
     }
 
@@ -806,7 +814,8 @@ struct Encoder {
     tx: Option<SyncSender<NodeJob>>,
     back: Receiver<NodeDrawables>,
     handle: Option<std::thread::JoinHandle<Result<NodesWritten>>>,
-    result: Option<Result<NodesWritten>>,
+    /// The node thread's error, once reported, for later calls.
+    failed: Option<String>,
 }
 
 impl Encoder {
@@ -828,7 +837,7 @@ impl Encoder {
             tx: Some(tx),
             back,
             handle: Some(handle),
-            result: None,
+            failed: None,
         })
     }
 
@@ -852,21 +861,19 @@ impl Encoder {
     /// Wait until every node is written.
     fn finish(&mut self) -> Result<NodesWritten> {
         self.tx = None;
-        if let Some(h) = self.handle.take() {
-            self.result =
-                Some(h.join().unwrap_or_else(|_| {
-                    Err(Error::InvalidArgument("node thread panicked".into()))
-                }));
+        let Some(h) = self.handle.take() else {
+            let msg = self.failed.clone();
+            return Err(Error::InvalidArgument(
+                msg.unwrap_or_else(|| "writer already finished".into()),
+            ));
+        };
+        let r = h
+            .join()
+            .unwrap_or_else(|_| Err(Error::InvalidArgument("node thread panicked".into())));
+        if let Err(e) = &r {
+            self.failed = Some(e.to_string());
         }
-        match self.result.take() {
-            Some(Err(e)) => {
-                let msg = e.to_string();
-                self.result = Some(Err(Error::InvalidArgument(msg)));
-                Err(e)
-            }
-            Some(Ok(n)) => Ok(n),
-            None => Err(Error::InvalidArgument("writer already finished".into())),
-        }
+        r
     }
 }
 
