@@ -1,4 +1,4 @@
-/* tinytrace: a minimal TRACE-API reader converted through `slog2 convert --trace-lib` by CTest (capi-tests/CMakeLists.txt) and by tests/convert_cli.rs.
+/* tinytrace: a minimal TRACE-API reader converted through `slog2 convert --trace-lib` by CTest (capi-tests/CMakeLists.txt) and by cli/tests/convert_cli.rs.
  *
  * Format (one record per line):  C index shape r g b a width name [label]
  *                                 S cat line t0 t1        (state)

@@ -8,7 +8,7 @@ fn bin() -> &'static str {
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/trace-sample")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample")
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -162,7 +162,7 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
 #[test]
 fn retree_an_slog2_file_and_query_it() {
     let dir = tempfile::tempdir().unwrap();
-    let fp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/slog2/fpilog.slog2");
+    let fp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/slog2/fpilog.slog2");
     let out = dir.path().join("small.slog2");
     let (code, _, err) = run(&[
         "convert",
@@ -231,7 +231,7 @@ fn cc(src: &Path, out: &Path, defs: &[&str]) {
 #[test]
 fn c_trace_plugin_converts_and_failures_are_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("capi-tests/plugin/tinytrace.c");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../capi-tests/plugin/tinytrace.c");
     let good = dir.path().join("libtiny.so");
     let nosym = dir.path().join("libtiny_nosym.so");
     let fail = dir.path().join("libtiny_fail.so");
