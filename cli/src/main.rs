@@ -75,7 +75,8 @@ enum Cmd {
         #[arg(long)]
         timings: bool,
     },
-    /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables).
+    /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables);
+    /// a CLOG2 (MPE) log is printed the way clog2print does.
     Print { file: PathBuf },
     /// Summarise a file: header, categories with their counts and ratios, y-maps, tree shape.
     Info {
@@ -128,6 +129,17 @@ enum BenchCmd {
         nc: i16,
         #[arg(long = "ls", default_value = "64k", value_parser = parse_size)]
         ls: i32,
+    },
+    /// Write a synthetic CLOG2 (MPE) log of about N records on 64 ranks (nested states,
+    /// ring messages, events) for the CLOG2 conversion benchmark.
+    #[command(name = "clog2-gen")]
+    Clog2Gen {
+        /// Number of records (rounded up to whole iterations).
+        n: u64,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        #[arg(long, default_value_t = 64)]
+        ranks: i32,
     },
     /// Time window queries of a fixed width at evenly spaced positions of FILE; report the median.
     Query {
@@ -274,6 +286,10 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             }
             let summary = res?;
             if !quiet {
+                // Source-specific lines, e.g. CLOG2's unmatched-event count.
+                for line in source.report() {
+                    println!("{line}");
+                }
                 eprintln!("{}", summary.paragraph(&out));
             }
             if timings {
@@ -282,6 +298,15 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Print { file } => {
+            if slog2::trace::clog2::looks_like(&file) {
+                // A raw MPE log: print what clog2print.jar prints.
+                let stdout = io::stdout();
+                let mut w = BufWriter::new(stdout.lock());
+                let r = slog2::trace::clog2::print::print_file(&file, &mut w);
+                w.flush().map_err(|e| io_err(&file, e))?;
+                r?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let f = Slog2File::open(&file)?;
             let stdout = io::stdout();
             let mut w = BufWriter::new(stdout.lock());
@@ -659,6 +684,16 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 s.bytes,
                 s.depth,
                 s.nodes
+            );
+        }
+        BenchCmd::Clog2Gen { n, output, ranks } => {
+            let t = std::time::Instant::now();
+            let written = slog2::trace::clog2::gen::generate_file(&output, n, ranks)?;
+            println!(
+                "wrote {} CLOG2 records on {ranks} ranks to {} in {:.3} s",
+                written,
+                output.display(),
+                t.elapsed().as_secs_f64()
             );
         }
         BenchCmd::Query { file, width, count } => {

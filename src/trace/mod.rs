@@ -17,6 +17,7 @@
 use crate::error::Result;
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
+pub mod clog2;
 pub mod plugin;
 pub mod slog2;
 pub mod text;
@@ -88,6 +89,12 @@ pub trait TraceSource {
         let _ = i;
         self.location()
     }
+
+    /// Lines to show after a successful conversion (e.g. the CLOG2 source's
+    /// "Number of Unmatched Events"), once the source is exhausted. Empty by default.
+    fn report(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
@@ -115,6 +122,9 @@ pub fn open_source_with(
 ) -> Result<Box<dyn TraceSource + Send>> {
     if slog2::Slog2Source::looks_like(path) {
         return Ok(Box::new(slog2::Slog2Source::open(path)?));
+    }
+    if clog2::looks_like(path) {
+        return Ok(Box::new(clog2::Clog2Source::open(path)?));
     }
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {

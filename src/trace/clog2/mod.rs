@@ -1,0 +1,1008 @@
+//! CLOG2 (MPE's `.clog2` logs) as a trace source, reproducing `clog2TOslog2`.
+//!
+//! MPI programs linked with MPE write a CLOG-02.44 file at `MPI_Finalize`: a
+//! time-sorted stream of raw *records* (state/event definitions, bare and
+//! cargo events, message events, communicator events …) in fixed-size blocks.
+//! It has no drawables: the reference converter pairs the records up (start
+//! and end events into states, sends and receives into arrows) and invents
+//! categories and y-maps. This module does the same, record for record, as
+//! `clog2-format.md` §9 describes (checked against the reference's outputs for
+//! every fixture in `../shared/fixtures/clog2`):
+//!
+//! - [`reader`]: the byte layer (preamble, blocks, every record type, either
+//!   byte order) with one block buffer;
+//! - this module: [`Clog2Source`], the record → drawable state machine and a
+//!   [`TraceSource`](crate::trace::TraceSource);
+//! - [`print`]: `clog2print`'s dump;
+//! - [`gen`]: a generator of valid CLOG2 files for tests and benchmarks.
+//!
+//! ## Why it streams, and what bounds memory
+//!
+//! A merged log is time-sorted, so a drawable is complete at its last record
+//! (a state at its end event, an arrow at whichever half comes second, an
+//! event at once) and leaves in non-decreasing end time — exactly the order
+//! the one-pass SLOG-2 writer wants. Nothing is buffered but what cannot be
+//! complete yet: **open states** (per category and line, FIFO as the
+//! reference matches them) and **messages in flight** (per sender, receiver
+//! and tag), plus the communicator line table (one entry per communicator ×
+//! process × thread) and the categories. So memory follows the program's
+//! concurrency, not the log's length. A pathological log (millions of sends
+//! never received, states never closed) hits [`Clog2Options::max_pending`]
+//! (default 2,000,000 pending items, about 100 MB) and stops with an error
+//! that gives the counts and the record; below the limit, leftovers are
+//! reported as "Number of Unmatched Events" and as a warning with counts.
+//!
+//! ## Where we differ from the reference (on purpose)
+//!
+//! - An event number nobody defined, an unknown colour name, an event
+//!   definition on a state's number, a record kind that does not fit its
+//!   event number's category, and a drawable on a line no communicator
+//!   record announced are errors naming the record and its byte offset; the
+//!   reference crashes (sometimes after writing a partial file). The
+//!   converter's atomic output leaves no file.
+//! - Little-endian files (MPE's per-process temporaries) are read in the
+//!   byte order the preamble states; the reference refuses them.
+//! - The unmatched-event count reproduces the reference's number (including
+//!   its multiplication by the number of definitions of a category, §9.10);
+//!   the warning next to it gives the real counts.
+
+pub mod gen;
+pub mod print;
+pub mod reader;
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::path::Path;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{Error, Result};
+use crate::model::{
+    Category, Color, InfoBytes, InfoFormat, Primitive, Topology, Vertex, YCoordMap,
+};
+use crate::trace::{Record, TracePrimitive, TraceSource};
+pub use reader::{Body, Clog2Reader, Preamble, RawRecord};
+
+/// Event numbers of message sends and receives.
+pub const SEND: i32 = -101;
+pub const RECV: i32 = -102;
+
+/// Does the file start like a CLOG2 file (`CLOG-` version string)?
+pub fn looks_like_bytes(head: &[u8]) -> bool {
+    head.starts_with(b"CLOG-")
+}
+
+/// Does the file at `path` start like a CLOG2 file?
+pub fn looks_like(path: &Path) -> bool {
+    let mut head = [0u8; 5];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && looks_like_bytes(&head)
+}
+
+/// Options of the conversion.
+#[derive(Debug, Clone)]
+pub struct Clog2Options {
+    /// Most open states plus unpaired message halves kept at once; more is an
+    /// error (a log that never closes its states or receives its messages).
+    pub max_pending: usize,
+}
+
+impl Default for Clog2Options {
+    fn default() -> Self {
+        Clog2Options {
+            max_pending: 2_000_000,
+        }
+    }
+}
+
+/// The colour table of the reference (`jumpshot.colors`: X.Org's rgb.txt with
+/// the differences listed in `clog2-format.md` §9.3).
+const COLORS: &str = include_str!("colors.txt");
+
+fn lookup_color(name: &str) -> Option<(u8, u8, u8)> {
+    static TABLE: std::sync::OnceLock<FxHashMap<&'static str, (u8, u8, u8)>> =
+        std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut m = FxHashMap::default();
+        for line in COLORS.lines() {
+            let mut it = line.splitn(4, ' ');
+            let (Some(r), Some(g), Some(b), Some(n)) = (it.next(), it.next(), it.next(), it.next())
+            else {
+                continue;
+            };
+            if let (Ok(r), Ok(g), Ok(b)) = (r.parse(), g.parse(), b.parse()) {
+                m.insert(n, (r, g, b));
+            }
+        }
+        m
+    });
+    table.get(name).copied()
+}
+
+/// Colour `k` (k >= 1) of the palette the reference uses for nameless
+/// categories: the 216 web-safe colours, red slowest, stably sorted by
+/// decreasing r²+g²+b², entry `k mod 215`.
+fn palette(k: u64) -> (u8, u8, u8) {
+    let mut all = Vec::with_capacity(216);
+    for r in 0..6u32 {
+        for g in 0..6u32 {
+            for b in 0..6u32 {
+                all.push((r * 51, g * 51, b * 51));
+            }
+        }
+    }
+    all.sort_by_key(|&(r, g, b)| std::cmp::Reverse(r * r + g * g + b * b));
+    let (r, g, b) = all[(k % 215) as usize];
+    (r as u8, g as u8, b as u8)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Start,
+    End,
+    Solo,
+}
+
+#[derive(Debug, Clone)]
+struct Cat {
+    topology: Topology,
+    name: Option<String>,
+    color: (u8, u8, u8),
+    format: Option<String>,
+    /// Definitions handed over (multiplies its leftovers, as the reference does).
+    defined: u64,
+    /// A drawable of it has been handed to the writer.
+    used: bool,
+    /// Open states of this category.
+    open: u64,
+}
+
+impl Cat {
+    fn nameless(topology: Topology) -> Cat {
+        Cat {
+            topology,
+            name: None,
+            color: (255, 192, 203),
+            format: None,
+            defined: 0,
+            used: false,
+            open: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OpenState {
+    time: f64,
+    info: Option<[u8; 32]>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Half {
+    time: f64,
+    line: i32,
+    size: i32,
+}
+
+/// One line-table entry: communicator ID, rank in it, thread, world rank.
+type LineEntry = (i32, i32, i32, i32);
+
+/// The converter's counters and messages, for the report after a conversion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Clog2Report {
+    pub drawables: u64,
+    /// The reference's "Number of Unmatched Events".
+    pub unmatched: u64,
+    /// States still open at the end (each counted once).
+    pub open_states: u64,
+    /// Sends and receives without a partner at the end.
+    pub unpaired_sends: u64,
+    pub unpaired_recvs: u64,
+    /// End events without an open start on their line (dropped).
+    pub unmatched_ends: u64,
+    /// Header and body bytes of the records read (the reference's "Total ByteSize").
+    pub record_bytes: u64,
+    pub records: u64,
+    /// Warnings (the first few of each kind).
+    pub warnings: Vec<String>,
+}
+
+impl Clog2Report {
+    /// The lines the reference prints at the end, then our warnings.
+    pub fn lines(&self) -> Vec<String> {
+        let mut v = vec![
+            format!("Number of Drawables = {}", self.drawables),
+            format!("Number of Unmatched Events = {}", self.unmatched),
+            format!("Total ByteSize of the logfile = {}", self.record_bytes),
+        ];
+        v.extend(self.warnings.iter().map(|w| format!("warning: {w}")));
+        v
+    }
+}
+
+const MAX_WARNINGS_PER_KIND: u64 = 10;
+
+/// CLOG2 log → drawables, categories and y-maps, as `clog2TOslog2` makes them.
+pub struct Clog2Source<R: Read> {
+    reader: Clog2Reader<R>,
+    name: String,
+    opts: Clog2Options,
+    w: i32,
+    t: i32,
+    cats: FxHashMap<i32, Cat>,
+    /// Explicit event-number mappings (definitions); predefined ranges are
+    /// computed in [`Self::lookup`].
+    events: FxHashMap<i32, (i32, Role)>,
+    next_index: i64,
+    /// Category the last state definition handed over (the reference re-emits
+    /// it on a straddling definition).
+    last_state_def: Option<i32>,
+    renamed: u64,
+    open: FxHashMap<(i32, i32), VecDeque<OpenState>>,
+    sends: FxHashMap<(i32, i32, i32), VecDeque<Half>>,
+    recvs: FxHashMap<(i32, i32, i32), VecDeque<Half>>,
+    pending: usize,
+    lines: FxHashMap<i32, LineEntry>,
+    used_lines: FxHashMap<i32, u64>,
+    report: Clog2Report,
+    straddles: u64,
+    started: bool,
+    finished: bool,
+    last_offset: u64,
+    out: Vec<Record>,
+}
+
+impl Clog2Source<std::io::BufReader<std::fs::File>> {
+    /// Open a CLOG2 file.
+    pub fn open(path: &Path) -> Result<Self> {
+        Self::open_with(path, Clog2Options::default())
+    }
+
+    pub fn open_with(path: &Path, opts: Clog2Options) -> Result<Self> {
+        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        let name = path.display().to_string();
+        Self::new(
+            std::io::BufReader::with_capacity(1 << 16, f),
+            Some(len),
+            name,
+            opts,
+        )
+    }
+}
+
+impl<'a> Clog2Source<&'a [u8]> {
+    /// A CLOG2 log in memory (tests, fuzzing).
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self> {
+        Self::new(
+            bytes,
+            Some(bytes.len() as u64),
+            "<bytes>".into(),
+            Clog2Options::default(),
+        )
+    }
+}
+
+impl<R: Read> Clog2Source<R> {
+    /// A source over any stream; `file_len` (when known) bounds the sizes the
+    /// preamble claims; `name` appears in messages.
+    pub fn new(input: R, file_len: Option<u64>, name: String, opts: Clog2Options) -> Result<Self> {
+        let reader = Clog2Reader::new(input, file_len)?;
+        let p = reader.preamble();
+        for (what, v) in [
+            ("known_stateID_count", p.known_state_id_count),
+            ("user_stateID_count", p.user_state_id_count),
+            ("known_solo_eventID_count", p.known_solo_event_id_count),
+            ("user_solo_eventID_count", p.user_solo_event_id_count),
+        ] {
+            if !(0..=1 << 24).contains(&v) {
+                return Err(Error::malformed(
+                    "CLOG2 preamble",
+                    0,
+                    format!("{what}={v} is out of range (0 to 16777216)"),
+                ));
+            }
+        }
+        let next_index = 1
+            + p.known_state_id_count as i64
+            + p.user_state_id_count as i64
+            + p.known_solo_event_id_count as i64
+            + p.user_solo_event_id_count as i64;
+        let (w, t) = (p.max_comm_world_size, p.max_thread_count);
+        Ok(Clog2Source {
+            reader,
+            name,
+            opts,
+            w,
+            t,
+            cats: FxHashMap::default(),
+            events: FxHashMap::default(),
+            next_index,
+            last_state_def: None,
+            renamed: 0,
+            open: FxHashMap::default(),
+            sends: FxHashMap::default(),
+            recvs: FxHashMap::default(),
+            pending: 0,
+            lines: FxHashMap::default(),
+            used_lines: FxHashMap::default(),
+            report: Clog2Report::default(),
+            straddles: 0,
+            started: false,
+            finished: false,
+            last_offset: 0,
+            out: Vec::new(),
+        })
+    }
+
+    pub fn preamble(&self) -> &Preamble {
+        self.reader.preamble()
+    }
+
+    /// Counters so far (complete once the source is exhausted).
+    pub fn report(&self) -> &Clog2Report {
+        &self.report
+    }
+
+    /// The predefined (category, role) of an event number, in the reference's
+    /// insertion order (later ranges override earlier ones).
+    fn predefined(&self, e: i32) -> Option<(i32, Role)> {
+        let p = self.reader.preamble();
+        let e = e as i64;
+        let k = p.known_state_id_count as i64;
+        let u = p.user_state_id_count as i64;
+        let ks = p.known_solo_event_id_count as i64;
+        let us = p.user_solo_event_id_count as i64;
+        let d = e - p.user_solo_event_id_start as i64;
+        if (0..us).contains(&d) {
+            return Some(((1 + k + u + ks + d) as i32, Role::Solo));
+        }
+        let d = e - p.known_solo_event_id_start as i64;
+        if (0..ks).contains(&d) {
+            return Some(((1 + k + u + d) as i32, Role::Solo));
+        }
+        let d = e - p.user_event_id_start as i64;
+        if (0..2 * u).contains(&d) {
+            let role = if d % 2 == 0 { Role::Start } else { Role::End };
+            return Some(((1 + k + d / 2) as i32, role));
+        }
+        let d = e - p.known_event_id_start as i64;
+        if (0..2 * k).contains(&d) {
+            let role = if d % 2 == 0 { Role::Start } else { Role::End };
+            return Some(((1 + d / 2) as i32, role));
+        }
+        match e as i32 {
+            SEND => Some((0, Role::Start)),
+            RECV => Some((0, Role::End)),
+            _ => None,
+        }
+    }
+
+    fn lookup(&self, e: i32) -> Option<(i32, Role)> {
+        self.events.get(&e).copied().or_else(|| self.predefined(e))
+    }
+
+    fn cat(&mut self, index: i32) -> &mut Cat {
+        let topo = if index == 0 {
+            Topology::Arrow
+        } else {
+            match self.predefined_topology(index) {
+                Some(t) => t,
+                None => Topology::State,
+            }
+        };
+        self.cats
+            .entry(index)
+            .or_insert_with(|| Cat::nameless(topo))
+    }
+
+    fn predefined_topology(&self, index: i32) -> Option<Topology> {
+        let p = self.reader.preamble();
+        let states = 1 + p.known_state_id_count as i64 + p.user_state_id_count as i64;
+        let i = index as i64;
+        if (1..states).contains(&i) {
+            Some(Topology::State)
+        } else if i >= states && i < self.first_new_index() {
+            Some(Topology::Event)
+        } else {
+            None
+        }
+    }
+
+    fn first_new_index(&self) -> i64 {
+        let p = self.reader.preamble();
+        1 + p.known_state_id_count as i64
+            + p.user_state_id_count as i64
+            + p.known_solo_event_id_count as i64
+            + p.user_solo_event_id_count as i64
+    }
+
+    fn category_record(&self, index: i32) -> Result<Record> {
+        let c = &self.cats[&index];
+        let (r, g, b) = c.color;
+        let mut cat = Category::new(
+            index,
+            c.name.clone().unwrap_or_default(),
+            c.topology,
+            Color::rgba(r, g, b, 255),
+            if c.topology == Topology::Arrow { 3 } else { 1 },
+        );
+        if let Some(f) = &c.format {
+            cat.info = InfoFormat::parse(f).map_err(|e| {
+                Error::Source(format!("{}: category {index}: info format {e}", self.name))
+            })?;
+        }
+        Ok(Record::Category(Box::new(cat)))
+    }
+
+    fn rec_error(&self, r: &RawRecord, detail: String) -> Error {
+        Error::malformed(
+            "CLOG2 record",
+            r.offset,
+            format!(
+                "{}: {detail} (record {} at byte offset {}: {})",
+                self.name,
+                self.reader.records_read(),
+                r.offset,
+                describe(r)
+            ),
+        )
+    }
+
+    fn warn(&mut self, kind_count: u64, msg: String) {
+        if kind_count <= MAX_WARNINGS_PER_KIND {
+            self.report.warnings.push(msg);
+        }
+    }
+
+    fn color_of(&self, r: &RawRecord, field: &[u8]) -> Result<(u8, u8, u8)> {
+        let text = reader::text_field(field);
+        let Some(text) = text else {
+            return Err(self.rec_error(r, "definition has no colour name".into()));
+        };
+        let name = text.split(':').next().unwrap_or("");
+        lookup_color(name).ok_or_else(|| {
+            self.rec_error(
+                r,
+                format!("unknown colour name {name:?} (not in the reference's colour table)"),
+            )
+        })
+    }
+
+    fn line_id(&self, icomm: i32, rank: i32, thread: i32) -> i32 {
+        // Java int arithmetic (wrapping), as the reference computes it.
+        icomm
+            .wrapping_mul(self.w.wrapping_mul(self.t))
+            .wrapping_add(rank.wrapping_mul(self.t))
+            .wrapping_add(thread)
+    }
+
+    fn check_pending(&self, r: &RawRecord) -> Result<()> {
+        if self.pending > self.opts.max_pending {
+            let sends: usize = self.sends.values().map(|q| q.len()).sum();
+            let recvs: usize = self.recvs.values().map(|q| q.len()).sum();
+            let states: usize = self.open.values().map(|q| q.len()).sum();
+            return Err(self.rec_error(
+                r,
+                format!(
+                    "more than {} items pending ({states} open states, {sends} sends and {recvs} receives without partner): \
+                     the log never closes its states or never receives its messages",
+                    self.opts.max_pending
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Hand a drawable over (first marking its category used).
+    fn emit(&mut self, p: Primitive) -> Result<()> {
+        let c = p.category;
+        let cat = self.cat(c);
+        if !cat.used {
+            cat.used = true;
+            if cat.name.is_none() {
+                self.renamed += 1;
+                let color = palette(self.renamed);
+                let cat = self.cat(c);
+                cat.name = Some(format!("UnknownType-{c}"));
+                cat.color = color;
+            }
+            let rec = self.category_record(c)?;
+            self.out.push(rec);
+        }
+        for (i, v) in p.vertices.iter().enumerate() {
+            if i == 0 || p.vertices.len() == 2 && self.cats[&c].topology == Topology::Arrow {
+                *self.used_lines.entry(v.line).or_insert(0) += 1;
+            }
+        }
+        self.report.drawables += 1;
+        let stated = p.time_box();
+        self.out.push(Record::Primitive(TracePrimitive {
+            stated,
+            primitive: p,
+        }));
+        Ok(())
+    }
+
+    fn define_state(&mut self, r: &RawRecord) -> Result<()> {
+        let Body::StateDef {
+            start,
+            end,
+            color,
+            name,
+            format,
+            ..
+        } = &r.body
+        else {
+            return Ok(());
+        };
+        let rgb = self.color_of(r, color)?;
+        let (s, f) = (self.lookup(*start), self.lookup(*end));
+        let index = match (s, f) {
+            (Some((a, _)), Some((b, _))) if a == b => a,
+            (Some((a, _)), Some((b, _))) => {
+                // The reference's error path: the new name is lost and the
+                // previous state definition's category is handed over again.
+                self.straddles += 1;
+                let n = self.straddles;
+                let msg = format!(
+                    "{}: state definition at byte offset {} uses event {} of category {a} and event {} of category {b}; \
+                     ignored as the reference does (both stay nameless)",
+                    self.name, r.offset, start, end
+                );
+                self.warn(n, msg);
+                let p = self.reader.preamble();
+                let fallback = self.last_state_def.or({
+                    let pairs = p.known_state_id_count as i64 + p.user_state_id_count as i64;
+                    (pairs > 0).then_some(pairs as i32)
+                });
+                if let Some(i) = fallback {
+                    self.cat(i).defined += 1;
+                    let rec = self.category_record(i)?;
+                    self.out.push(rec);
+                }
+                return Ok(());
+            }
+            _ => {
+                let i = self.new_index(r)?;
+                self.events.insert(*start, (i, Role::Start));
+                self.events.insert(*end, (i, Role::End));
+                self.cats.insert(i, Cat::nameless(Topology::State));
+                i
+            }
+        };
+        let cat = self.cat(index);
+        if cat.topology != Topology::State && cat.topology != Topology::Arrow {
+            return Err(self.rec_error(
+                r,
+                format!("state definition on event numbers of event category {index}"),
+            ));
+        }
+        let name_t = reader::text_field(name);
+        let format_t = reader::text_field(format);
+        let cat = self.cat(index);
+        if name_t.is_some() || !cat.used {
+            cat.name = name_t;
+        }
+        cat.color = rgb;
+        cat.format = format_t;
+        cat.defined += 1;
+        self.last_state_def = Some(index);
+        let rec = self.category_record(index)?;
+        self.out.push(rec);
+        Ok(())
+    }
+
+    fn define_event(&mut self, r: &RawRecord) -> Result<()> {
+        let Body::EventDef {
+            etype,
+            color,
+            name,
+            format,
+        } = &r.body
+        else {
+            return Ok(());
+        };
+        let rgb = self.color_of(r, color)?;
+        let index = match self.lookup(*etype) {
+            Some((i, Role::Solo)) => i,
+            Some((i, _)) => {
+                return Err(self.rec_error(
+                    r,
+                    format!("event definition on event number {etype}, which belongs to state or arrow category {i}"),
+                ))
+            }
+            None => {
+                let i = self.new_index(r)?;
+                self.events.insert(*etype, (i, Role::Solo));
+                self.cats.insert(i, Cat::nameless(Topology::Event));
+                i
+            }
+        };
+        let name_t = reader::text_field(name);
+        let format_t = reader::text_field(format);
+        let cat = self.cat(index);
+        if name_t.is_some() || !cat.used {
+            cat.name = name_t;
+        }
+        cat.color = rgb;
+        cat.format = format_t;
+        cat.defined += 1;
+        let rec = self.category_record(index)?;
+        self.out.push(rec);
+        Ok(())
+    }
+
+    fn new_index(&mut self, r: &RawRecord) -> Result<i32> {
+        let i = self.next_index;
+        if i > i32::MAX as i64 {
+            return Err(self.rec_error(r, "too many categories".into()));
+        }
+        self.next_index += 1;
+        Ok(i as i32)
+    }
+
+    fn event(&mut self, r: &RawRecord, etype: i32, cargo: Option<&[u8; 32]>) -> Result<()> {
+        if etype == -1 {
+            return Ok(());
+        }
+        let Some((index, role)) = self.lookup(etype) else {
+            return Err(self.rec_error(
+                r,
+                format!("undefined event number {etype}: no definition precedes it and it is in no predefined range"),
+            ));
+        };
+        let topo = self.cat(index).topology;
+        let line = self.line_id(r.icomm, r.rank, r.thread);
+        match (topo, role) {
+            (Topology::State, Role::Start) => {
+                self.open.entry((index, line)).or_default().push_back(OpenState {
+                    time: r.time,
+                    info: cargo.copied(),
+                });
+                self.cat(index).open += 1;
+                self.pending += 1;
+                self.check_pending(r)?;
+            }
+            (Topology::State, Role::End) => {
+                let Some(q) = self.open.get_mut(&(index, line)) else {
+                    return self.no_start(r, etype, index);
+                };
+                let Some(s) = q.pop_front() else {
+                    return self.no_start(r, etype, index);
+                };
+                if q.is_empty() {
+                    self.open.remove(&(index, line));
+                }
+                self.cat(index).open -= 1;
+                self.pending -= 1;
+                let info = cargo.copied().or(s.info);
+                let info: InfoBytes = info.map(|b| InfoBytes::from_slice(&b)).unwrap_or_default();
+                self.emit(Primitive::new(
+                    index,
+                    smallvec::smallvec![Vertex::new(s.time, line), Vertex::new(r.time, line)],
+                    info,
+                ))?;
+            }
+            (Topology::Event, _) => {
+                let info: InfoBytes = cargo.map(|b| InfoBytes::from_slice(b)).unwrap_or_default();
+                self.emit(Primitive::new(
+                    index,
+                    smallvec::smallvec![Vertex::new(r.time, line)],
+                    info,
+                ))?;
+            }
+            _ => {
+                return Err(self.rec_error(
+                    r,
+                    format!("a bare or cargo record on event number {etype}, which belongs to arrow category {index}"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    fn no_start(&mut self, r: &RawRecord, etype: i32, index: i32) -> Result<()> {
+        self.report.unmatched_ends += 1;
+        let n = self.report.unmatched_ends;
+        let msg = format!(
+            "{}: end event {etype} (category {index}) at byte offset {} has no open start on its line; dropped",
+            self.name, r.offset
+        );
+        self.warn(n, msg);
+        Ok(())
+    }
+
+    fn message(&mut self, r: &RawRecord) -> Result<()> {
+        let Body::Msg {
+            etype,
+            icomm,
+            rank,
+            tag,
+            size,
+        } = r.body
+        else {
+            return Ok(());
+        };
+        if etype == -1 {
+            return Ok(());
+        }
+        let role = match self.lookup(etype) {
+            Some((i, role)) if self.cat(i).topology == Topology::Arrow => role,
+            Some((i, _)) => {
+                return Err(self.rec_error(
+                    r,
+                    format!("message record on event number {etype}, which belongs to category {i} (not the arrow)"),
+                ))
+            }
+            None => {
+                return Err(self.rec_error(r, format!("undefined message event number {etype}")))
+            }
+        };
+        let me = r.icomm.wrapping_mul(self.w).wrapping_add(r.rank);
+        let partner = icomm.wrapping_mul(self.w).wrapping_add(rank);
+        let line = self.line_id(r.icomm, r.rank, r.thread);
+        let arrow = |from: Half, to: Half, tag: i32, size: i32| {
+            let mut info = InfoBytes::new();
+            info.extend_from_slice(&tag.to_be_bytes());
+            info.extend_from_slice(&size.to_be_bytes());
+            Primitive::new(
+                0,
+                smallvec::smallvec![
+                    Vertex::new(from.time, from.line),
+                    Vertex::new(to.time, to.line)
+                ],
+                info,
+            )
+        };
+        if role == Role::Start {
+            let key = (me, partner, tag);
+            if let Some(q) = self.recvs.get_mut(&key) {
+                if let Some(rv) = q.pop_front() {
+                    if q.is_empty() {
+                        self.recvs.remove(&key);
+                    }
+                    self.pending -= 1;
+                    let from = Half {
+                        time: r.time,
+                        line,
+                        size,
+                    };
+                    return self.emit(arrow(from, rv, tag, rv.size));
+                }
+            }
+            self.sends.entry(key).or_default().push_back(Half {
+                time: r.time,
+                line,
+                size,
+            });
+        } else {
+            let key = (partner, me, tag);
+            if let Some(q) = self.sends.get_mut(&key) {
+                if let Some(sd) = q.pop_front() {
+                    if q.is_empty() {
+                        self.sends.remove(&key);
+                    }
+                    self.pending -= 1;
+                    let to = Half {
+                        time: r.time,
+                        line,
+                        size: 0,
+                    };
+                    return self.emit(arrow(sd, to, tag, sd.size));
+                }
+            }
+            self.recvs.entry(key).or_default().push_back(Half {
+                time: r.time,
+                line,
+                size: 0,
+            });
+        }
+        self.pending += 1;
+        self.check_pending(r)
+    }
+
+    fn comm(&mut self, r: &RawRecord) {
+        let Body::Comm {
+            icomm, rank, wrank, ..
+        } = r.body
+        else {
+            return;
+        };
+        for t in 0..self.t {
+            let key = self.line_id(icomm, rank, t);
+            self.lines.insert(key, (icomm, rank, t, wrank));
+        }
+    }
+
+    fn step(&mut self, r: &RawRecord) -> Result<()> {
+        match &r.body {
+            Body::StateDef { .. } => self.define_state(r),
+            Body::EventDef { .. } => self.define_event(r),
+            Body::Bare { etype } => self.event(r, *etype, None),
+            Body::Cargo { etype, bytes } => {
+                let b = *bytes;
+                self.event(r, *etype, Some(&b))
+            }
+            Body::Msg { .. } => self.message(r),
+            Body::Comm { .. } => {
+                self.comm(r);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// After the end of log: leftovers, then the y-maps.
+    fn finish(&mut self) -> Result<()> {
+        let mut unmatched = 0u64;
+        let mut open_states = 0u64;
+        for c in self.cats.values() {
+            open_states += c.open;
+            unmatched += c.open * c.defined;
+        }
+        let sends: u64 = self.sends.values().map(|q| q.len() as u64).sum();
+        let recvs: u64 = self.recvs.values().map(|q| q.len() as u64).sum();
+        let arrow_defs = self.cats.get(&0).map_or(1, |c| c.defined);
+        unmatched += (sends + recvs) * arrow_defs;
+        self.report.unmatched = unmatched;
+        self.report.open_states = open_states;
+        self.report.unpaired_sends = sends;
+        self.report.unpaired_recvs = recvs;
+        self.report.records = self.reader.records_read();
+        self.report.record_bytes = self.reader.record_bytes();
+        if open_states + sends + recvs > 0 {
+            self.report.warnings.push(format!(
+                "{}: {open_states} state(s) never ended, {sends} send(s) and {recvs} receive(s) without partner (dropped)",
+                self.name
+            ));
+        }
+        if self.report.unmatched_ends > MAX_WARNINGS_PER_KIND {
+            self.report.warnings.push(format!(
+                "{}: {} end event(s) without an open start in total",
+                self.name, self.report.unmatched_ends
+            ));
+        }
+        let mut used: Vec<i32> = self.used_lines.keys().copied().collect();
+        used.sort_unstable();
+        let mut rows = Vec::with_capacity(used.len());
+        for l in used {
+            let Some(&e) = self.lines.get(&l) else {
+                return Err(Error::Source(format!(
+                    "{}: {} drawable(s) on line ID {l}, which no communicator record announced",
+                    self.name, self.used_lines[&l]
+                )));
+            };
+            rows.push((l, e));
+        }
+        let threads = self.t > 1;
+        let (t1, t2) = if threads {
+            ("Process-Thread View", "Communicator-Thread View")
+        } else {
+            ("Process View", "Communicator View")
+        };
+        let map1 = YCoordMap {
+            title: t1.into(),
+            column_labels: if threads {
+                vec!["world_rank".into(), "thread".into()]
+            } else {
+                vec!["world_rank".into()]
+            },
+            rows: rows
+                .iter()
+                .map(|&(l, (_, _, t, w))| (l, if threads { vec![w, t] } else { vec![w] }))
+                .collect(),
+            methods: Vec::new(),
+        };
+        let map2 = YCoordMap {
+            title: t2.into(),
+            column_labels: if threads {
+                vec!["commID".into(), "comm_rank".into(), "thread".into()]
+            } else {
+                vec!["commID".into(), "comm_rank".into()]
+            },
+            rows: rows
+                .iter()
+                .map(|&(l, (c, r, t, _))| (l, if threads { vec![c, r, t] } else { vec![c, r] }))
+                .collect(),
+            methods: Vec::new(),
+        };
+        self.out.push(Record::YCoordMap(Box::new(map1)));
+        self.out.push(Record::YCoordMap(Box::new(map2)));
+        Ok(())
+    }
+
+    fn start(&mut self) -> Result<()> {
+        let arrow = Cat {
+            topology: Topology::Arrow,
+            name: Some("message".into()),
+            color: (255, 255, 255),
+            format: Some("msg_tag=%d, msg_size=%d".into()),
+            defined: 1,
+            used: false,
+            open: 0,
+        };
+        self.cats.insert(0, arrow);
+        let rec = self.category_record(0)?;
+        self.out.push(rec);
+        Ok(())
+    }
+
+    /// Fill `self.out` with the records of the next batch of CLOG2 records.
+    fn fill(&mut self) -> Result<()> {
+        if !self.started {
+            self.started = true;
+            self.start()?;
+        }
+        while self.out.len() < 1024 && !self.finished {
+            match self.reader.next_record()? {
+                Some(r) => {
+                    self.last_offset = r.offset;
+                    self.step(&r)?;
+                }
+                None => {
+                    self.finished = true;
+                    self.finish()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One-line description of a record (its `clog2print` lines).
+fn describe(r: &RawRecord) -> String {
+    let mut v = Vec::new();
+    print::record_lines(r, &mut v);
+    let s: String = v
+        .iter()
+        .map(|&b| {
+            if (32..127).contains(&b) || b == b'\n' {
+                b as char
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    s.trim_end().replace('\n', " ")
+}
+
+impl<R: Read> TraceSource for Clog2Source<R> {
+    fn next_record(&mut self) -> Result<Option<Record>> {
+        if self.out.is_empty() {
+            self.fill()?;
+            self.out.reverse();
+        }
+        Ok(self.out.pop())
+    }
+
+    fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
+        out.clear();
+        if !self.out.is_empty() {
+            // Left over from next_record calls (stored reversed).
+            self.out.reverse();
+        } else {
+            self.fill()?;
+        }
+        std::mem::swap(out, &mut self.out);
+        Ok(())
+    }
+
+    fn location(&self) -> String {
+        format!("{} byte offset {}", self.name, self.last_offset)
+    }
+
+    fn progress(&self) -> Option<f64> {
+        Some(self.reader.progress())
+    }
+
+    fn report(&self) -> Vec<String> {
+        if self.finished {
+            self.report.lines()
+        } else {
+            Vec::new()
+        }
+    }
+}
