@@ -342,7 +342,7 @@ impl<R: Read> Clog2Source<R> {
     }
 
     /// Counters so far (complete once the source is exhausted).
-    pub fn report(&self) -> &Clog2Report {
+    pub fn counts(&self) -> &Clog2Report {
         &self.report
     }
 
