@@ -28,7 +28,9 @@
 //! process × thread) and the categories. So memory follows the program's
 //! concurrency, not the log's length. A pathological log (millions of sends
 //! never received, states never closed) hits [`Clog2Options::max_pending`]
-//! (default 2,000,000 pending items, about 100 MB) and stops with an error
+//! (default 2,000,000 pending items, about 100 MB; the same bound applies to
+//! line-table entries, and `max_thread_count` is capped at [`MAX_THREADS`])
+//! and stops with an error
 //! that gives the counts and the record; below the limit, leftovers are
 //! reported as "Number of Unmatched Events" and as a warning with counts.
 //!
@@ -224,6 +226,10 @@ impl Clog2Report {
 
 const MAX_WARNINGS_PER_KIND: u64 = 10;
 
+/// Largest `max_thread_count` accepted: each communicator record adds one
+/// line-table entry per thread (`clog2-format.md` §9.5).
+pub const MAX_THREADS: i32 = 1024;
+
 /// CLOG2 log → drawables, categories and y-maps, as `clog2TOslog2` makes them.
 pub struct Clog2Source<R: Read> {
     reader: Clog2Reader<R>,
@@ -311,6 +317,14 @@ impl<R: Read> Clog2Source<R> {
             + p.known_solo_event_id_count as i64
             + p.user_solo_event_id_count as i64;
         let (w, t) = (p.max_comm_world_size, p.max_thread_count);
+        if t > MAX_THREADS {
+            // Every communicator record fills one line-table entry per thread.
+            return Err(Error::malformed(
+                "CLOG2 preamble",
+                0,
+                format!("max_thread_count={t} is more than the {MAX_THREADS} threads per process we accept"),
+            ));
+        }
         Ok(Clog2Source {
             reader,
             name,
@@ -442,10 +456,9 @@ impl<R: Read> Clog2Source<R> {
             "CLOG2 record",
             r.offset,
             format!(
-                "{}: {detail} (record {} at byte offset {}: {})",
+                "{}: {detail} (record #{}: {})",
                 self.name,
                 self.reader.records_read(),
-                r.offset,
                 describe(r)
             ),
         )
@@ -804,17 +817,27 @@ impl<R: Read> Clog2Source<R> {
         self.check_pending(r)
     }
 
-    fn comm(&mut self, r: &RawRecord) {
+    fn comm(&mut self, r: &RawRecord) -> Result<()> {
         let Body::Comm {
             icomm, rank, wrank, ..
         } = r.body
         else {
-            return;
+            return Ok(());
         };
         for t in 0..self.t {
             let key = self.line_id(icomm, rank, t);
             self.lines.insert(key, (icomm, rank, t, wrank));
         }
+        if self.lines.len() > self.opts.max_pending {
+            return Err(self.rec_error(
+                r,
+                format!(
+                    "more than {} line-table entries (communicators x processes x threads)",
+                    self.opts.max_pending
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn step(&mut self, r: &RawRecord) -> Result<()> {
@@ -827,10 +850,7 @@ impl<R: Read> Clog2Source<R> {
                 self.event(r, *etype, Some(&b))
             }
             Body::Msg { .. } => self.message(r),
-            Body::Comm { .. } => {
-                self.comm(r);
-                Ok(())
-            }
+            Body::Comm { .. } => self.comm(r),
             _ => Ok(()),
         }
     }
