@@ -113,6 +113,7 @@ impl<W: Write + Seek> Clog2Writer<W> {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn state_def(
         &mut self,
         time: f64,

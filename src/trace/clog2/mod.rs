@@ -242,6 +242,9 @@ pub struct Clog2Source<R: Read> {
     /// computed in [`Self::lookup`].
     events: FxHashMap<i32, (i32, Role)>,
     next_index: i64,
+    /// First index after the predefined state categories, and after all predefined ones.
+    states_end: i64,
+    next_index_base: i64,
     /// Category the last state definition handed over (the reference re-emits
     /// it on a straddling definition).
     last_state_def: Option<i32>,
@@ -317,6 +320,7 @@ impl<R: Read> Clog2Source<R> {
             + p.known_solo_event_id_count as i64
             + p.user_solo_event_id_count as i64;
         let (w, t) = (p.max_comm_world_size, p.max_thread_count);
+        let states_end = 1 + p.known_state_id_count as i64 + p.user_state_id_count as i64;
         if t > MAX_THREADS {
             // Every communicator record fills one line-table entry per thread.
             return Err(Error::malformed(
@@ -334,6 +338,8 @@ impl<R: Read> Clog2Source<R> {
             cats: FxHashMap::default(),
             events: FxHashMap::default(),
             next_index,
+            states_end,
+            next_index_base: next_index,
             last_state_def: None,
             renamed: 0,
             open: FxHashMap::default(),
@@ -399,38 +405,21 @@ impl<R: Read> Clog2Source<R> {
     }
 
     fn cat(&mut self, index: i32) -> &mut Cat {
-        let topo = if index == 0 {
-            Topology::Arrow
-        } else {
-            match self.predefined_topology(index) {
-                Some(t) => t,
-                None => Topology::State,
+        let (states_end, first_new) = (self.states_end, self.next_index_base);
+        match self.cats.entry(index) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let i = index as i64;
+                let topo = if index == 0 {
+                    Topology::Arrow
+                } else if i >= states_end && i < first_new {
+                    Topology::Event
+                } else {
+                    Topology::State
+                };
+                v.insert(Cat::nameless(topo))
             }
-        };
-        self.cats
-            .entry(index)
-            .or_insert_with(|| Cat::nameless(topo))
-    }
-
-    fn predefined_topology(&self, index: i32) -> Option<Topology> {
-        let p = self.reader.preamble();
-        let states = 1 + p.known_state_id_count as i64 + p.user_state_id_count as i64;
-        let i = index as i64;
-        if (1..states).contains(&i) {
-            Some(Topology::State)
-        } else if i >= states && i < self.first_new_index() {
-            Some(Topology::Event)
-        } else {
-            None
         }
-    }
-
-    fn first_new_index(&self) -> i64 {
-        let p = self.reader.preamble();
-        1 + p.known_state_id_count as i64
-            + p.user_state_id_count as i64
-            + p.known_solo_event_id_count as i64
-            + p.user_solo_event_id_count as i64
     }
 
     fn category_record(&self, index: i32) -> Result<Record> {
@@ -678,6 +667,7 @@ impl<R: Read> Clog2Source<R> {
                 self.cat(index).open += 1;
                 self.pending += 1;
                 self.check_pending(r)?;
+                self.sweep();
             }
             (Topology::State, Role::End) => {
                 let Some(q) = self.open.get_mut(&(index, line)) else {
@@ -686,9 +676,6 @@ impl<R: Read> Clog2Source<R> {
                 let Some(s) = q.pop_front() else {
                     return self.no_start(r, etype, index);
                 };
-                if q.is_empty() {
-                    self.open.remove(&(index, line));
-                }
                 self.cat(index).open -= 1;
                 self.pending -= 1;
                 let info = cargo.copied().or(s.info);
@@ -774,9 +761,6 @@ impl<R: Read> Clog2Source<R> {
             let key = (me, partner, tag);
             if let Some(q) = self.recvs.get_mut(&key) {
                 if let Some(rv) = q.pop_front() {
-                    if q.is_empty() {
-                        self.recvs.remove(&key);
-                    }
                     self.pending -= 1;
                     let from = Half {
                         time: r.time,
@@ -795,9 +779,6 @@ impl<R: Read> Clog2Source<R> {
             let key = (partner, me, tag);
             if let Some(q) = self.sends.get_mut(&key) {
                 if let Some(sd) = q.pop_front() {
-                    if q.is_empty() {
-                        self.sends.remove(&key);
-                    }
                     self.pending -= 1;
                     let to = Half {
                         time: r.time,
@@ -814,7 +795,23 @@ impl<R: Read> Clog2Source<R> {
             });
         }
         self.pending += 1;
+        self.sweep();
         self.check_pending(r)
+    }
+
+    /// Emptied queues are kept (a state or message key is usually reused at
+    /// once; dropping and re-creating its queue costs an allocation per
+    /// drawable) until they outnumber the pending items, so the maps stay
+    /// bounded by what is pending.
+    fn sweep(&mut self) {
+        let limit = 2 * self.pending + 4096;
+        if self.open.len() > limit {
+            self.open.retain(|_, q| !q.is_empty());
+        }
+        if self.sends.len() + self.recvs.len() > limit {
+            self.sends.retain(|_, q| !q.is_empty());
+            self.recvs.retain(|_, q| !q.is_empty());
+        }
     }
 
     fn comm(&mut self, r: &RawRecord) -> Result<()> {
