@@ -422,7 +422,9 @@ fn pathological_logs_hit_the_pending_limit() {
 
 #[test]
 fn trace_open_reads_clog2_through_the_c_abi() {
-    use slog2::capi::trace::{TRACE_Close, TRACE_Open, TRACE_Peek_next_kind, TRACE_Rec_Kind_t, TRACE_file};
+    use slog2::capi::trace::{
+        TRACE_Close, TRACE_Open, TRACE_Peek_next_kind, TRACE_Rec_Kind_t, TRACE_file,
+    };
     let path = std::ffi::CString::new(fixture("user_states", "clog2").to_str().unwrap()).unwrap();
     let mut fp: TRACE_file = std::ptr::null_mut();
     // SAFETY: valid C string and out-pointers, handle closed below.

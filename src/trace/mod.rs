@@ -10,7 +10,8 @@
 //!
 //! Sources: the slog2sdk sample text format (`text`, and `text_par` which
 //! parses large files on worker threads with exactly the same results), an
-//! SLOG-2 file (`slog2`), and any C library implementing the TRACE-API
+//! SLOG-2 file (`slog2`), an MPE CLOG2 log (`clog2`, which pairs raw
+//! records into drawables as `clog2TOslog2` does), and any C library implementing the TRACE-API
 //! (`plugin`). [`TraceSource::next_records`] hands records over in bulk, so a
 //! parallel source passes whole vectors to the converter.
 
@@ -98,7 +99,7 @@ pub trait TraceSource {
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
-/// SLOG-2 version string) or the sample text format.
+/// SLOG-2 version string), a CLOG2 log (starts with `CLOG-`) or the sample text format.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     open_source_with(path, 0)
 }
