@@ -128,6 +128,9 @@ struct ReaderState {
     pos: usize,
 }
 
+// One Handle per open file: its size does not matter, a Box would only add an
+// indirection.
+#[allow(clippy::large_enum_variant)]
 enum Handle {
     W(WriterState),
     R(ReaderState),
@@ -1321,6 +1324,8 @@ pub struct SLOG2_Query_columns {
     pub info_len: *mut c_int,
 }
 
+// The four-argument array convention for rows and for info bytes (see mod.rs).
+#[allow(clippy::too_many_arguments)]
 unsafe fn fill_rows(
     rows: &[Row],
     n_out: *mut c_int,
@@ -1389,6 +1394,8 @@ unsafe fn fill_rows(
 /// sizes the arrays; SLOG2_Query_window_size gives both sizes). `stats` (may
 /// be NULL) gets the nodes and bytes the query read.
 #[no_mangle]
+// The C signature is the contract (two four-argument arrays, see mod.rs).
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn SLOG2_Query_window(
     fp: SLOG2_File,
     t0: f64,
