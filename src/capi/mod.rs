@@ -6,15 +6,15 @@
 //! per-thread detail string. Done the way rustls-ffi and SQLite do it, with
 //! one checked place for each kind of step:
 //!
-//! * [`entry`] wraps every `extern "C"` body: it catches panics (a panic is
+//! * `entry` wraps every `extern "C"` body: it catches panics (a panic is
 //!   reported as the API's panic code, never unwinds into C) and turns a
-//!   [`Fail`] into its code. Bodies are written with `?`.
+//!   `Fail` into its code. Bodies are written with `?`.
 //! * Raw pointers become references, slices and strings only through the
-//!   `unsafe fn`s below ([`out`], [`slice_in`], [`cstr`], [`slots`],
-//!   [`cbuf`]), which check NULL, negative counts and array room first and
+//!   `unsafe fn`s below (`out`, `slice_in`, `cstr`, `slots`,
+//!   `cbuf`), which check NULL, negative counts and array room first and
 //!   whose `# Safety` sections state what the caller promises. No `extern`
 //!   body dereferences a pointer itself.
-//! * Handles are keys into a [`Registry`] of live objects, drawn from one
+//! * Handles are keys into a `Registry` of live objects, drawn from one
 //!   counter for both APIs, so a closed, made-up or other-API handle is an
 //!   error, never a crash. The registry lock is held only to look a handle
 //!   up; each object then has its own lock (or none: a reader's queries run
@@ -22,7 +22,7 @@
 //! * Four-argument arrays `(n_out, base, pos, max)` are checked *before*
 //!   anything is written; on failure nothing is written and `pos`/`n_out`
 //!   are unchanged.
-//! * [`Api`] gives each API its codes: the mapping from [`Error`] is
+//! * `Api` gives each API its codes: the mapping from `Error` is
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
 

@@ -180,6 +180,8 @@ struct Reader {
     cursor: Mutex<Cursor>,
 }
 
+// One per open file, behind an Arc: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Handle {
     /// `None` once closed by another thread's SLOG2_Close.
     W(Mutex<Option<WriterState>>),
