@@ -8,7 +8,7 @@ counted and reported, not silently skipped (OTF2 skips records that have no
 callback). A callback must have exactly the type OTF2 calls it with, so this
 script reads the installed header and writes, for each record kind X,
     static OTF2_CallbackCode unsup_X(<X's exact parameters>)
-that counts one record of kind X, plus
+that counts one record of kind X (and one event of its location), plus
     static void register_unsupported(OTF2_GlobalEvtReaderCallbacks *cb)
 registering them all, and a name table. The reader then registers its own
 callbacks for the kinds it maps, overriding these. Generated at build time so
@@ -26,12 +26,12 @@ for m in pat.finditer(src):
     if name == "Unknown":
         continue
     # the third parameter is always `void* userData`
-    if "userData" not in params:
+    if "userData" not in params or not params.startswith("OTF2_LocationRef locationID,"):
         sys.exit("unexpected signature for %s: %s" % (name, params))
     idx = len(kinds)
     kinds.append(name)
     out.append("static OTF2_CallbackCode unsup_%s(%s)" % (name, params))
-    out.append("{ return count_unsupported(userData, %d); }" % idx)
+    out.append("{ return count_unsupported(userData, locationID, %d); }" % idx)
 if len(kinds) < 20:
     sys.exit("found only %d record kinds in %s" % (len(kinds), sys.argv[1]))
 out.append("#define N_RECORD_KINDS %d" % len(kinds))

@@ -63,7 +63,9 @@
  * ERRORS: every failure stores a text naming the archive and, where known,
  * the location (and OTF2's own error report) that TRACE_Get_err_string
  * returns; errors are sticky for the handle. libotf2's own error printing is
- * redirected into that text.
+ * redirected into that text. libotf2 ends a truncated event file quietly,
+ * so at the end of the events each location's count of records read is
+ * compared with the numberOfEvents of its definition: fewer is an error.
  *
  * Not thread-safe: one global list of open handles and one error buffer.
  */
@@ -257,6 +259,8 @@ typedef struct {
     uint64_t group;      /* location group ref */
     int thread;          /* position inside its group */
     int world_rank;      /* rank in the MPI COMM_LOCATIONS group, or -1 */
+    uint64_t declared;   /* numberOfEvents of its definition (0: unknown) */
+    uint64_t read;       /* event records read */
     frame *stack;
     size_t depth, stack_cap;
     int coll_open;       /* a CollectiveBegin is pending */
@@ -576,7 +580,6 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
 {
     struct _trace_file *fp = u;
     (void)type;
-    (void)nev;
     if (umap_get(&fp->loc_ix, self) >= 0)
         return OTF2_CALLBACK_SUCCESS;
     if (fp->nlocs >= INT32_MAX / 2 ||
@@ -588,6 +591,7 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
     l->name = name;
     l->group = group;
     l->world_rank = -1;
+    l->declared = nev;
     int th = umap_get(&fp->group_ix_by_locgroup, group);
     l->thread = th < 0 ? 0 : th;
     if (umap_put(&fp->group_ix_by_locgroup, group, l->thread + 1) ||
@@ -793,9 +797,17 @@ static int64_t comm_rank(struct _trace_file *fp, uint32_t comm, int li)
 /* ------------------------------------------------------------------------ */
 /* Events */
 
-static OTF2_CallbackCode count_unsupported(void *u, int kind)
+static void count_event(struct _trace_file *fp, OTF2_LocationRef loc)
+{
+    int li = umap_get(&fp->loc_ix, loc);
+    if (li >= 0)
+        fp->locs[li].read++;
+}
+
+static OTF2_CallbackCode count_unsupported(void *u, OTF2_LocationRef loc, int kind)
 {
     struct _trace_file *fp = u;
+    count_event(fp, loc);
     if (kind >= 0 && kind < 256)
         fp->unsupported[kind]++;
     return OTF2_CALLBACK_SUCCESS;
@@ -812,9 +824,9 @@ static OTF2_CallbackCode count_unsupported(void *u, int kind)
 
 static OTF2_CallbackCode ev_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, void *u, OTF2_AttributeList *a)
 {
-    (void)loc;
     (void)t;
     (void)a;
+    count_event(u, loc);
     ((struct _trace_file *)u)->unknown_records++;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -836,6 +848,7 @@ static int begin_event(struct _trace_file *fp, OTF2_LocationRef loc, OTF2_TimeSt
              fp->path, d, (unsigned long long)t, (unsigned long long)fp->last_ticks);
         return -1;
     }
+    fp->locs[li].read++;
     fp->have_last = 1;
     fp->last_ticks = t;
     *sec = to_seconds(fp, t);
@@ -1278,14 +1291,25 @@ static int fill(struct _trace_file *fp)
             return fp->err;
         if (rc != OTF2_SUCCESS) {
             char d[256] = "";
-            int li = fp->have_last ? -1 : -1;
-            (void)li;
             snprintf(d, sizeof d, "after tick %llu", (unsigned long long)fp->last_ticks);
             return fail(fp, ERR_READ, "%s: reading the events failed %s: %s", fp->path,
                         fp->have_last ? d : "at the first event", OTF2_Error_GetDescription(rc));
         }
         if (got == 0) {
             fp->events_done = 1;
+            /* OTF2 stops quietly at the end of a truncated event file: compare
+             * with the event counts the definitions declare. */
+            for (size_t i = 0; i < fp->nlocs; i++) {
+                const location *l = &fp->locs[i];
+                if (l->declared && l->read < l->declared) {
+                    char d[256];
+                    describe_loc(fp, (int)i, d, sizeof d);
+                    return fail(fp, ERR_READ,
+                                "%s: %s: its event file ends after %llu of the %llu events its definition "
+                                "declares (truncated or damaged archive)",
+                                fp->path, d, (unsigned long long)l->read, (unsigned long long)l->declared);
+                }
+            }
             if (close_open(fp))
                 return fp->err;
             report(fp);
