@@ -430,8 +430,11 @@ static OTF2_ErrorCode otf2_error_cb(void *user, const char *file, uint64_t line,
     (void)function;
     char text[768];
     vsnprintf(text, sizeof text, fmt ? fmt : "", va);
-    snprintf(otf2_msg, sizeof otf2_msg, "%s: %s%s%s", OTF2_Error_GetName(code),
-             OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
+    /* keep every report since the last error was stored (innermost first) */
+    size_t at = strlen(otf2_msg);
+    if (at + 8 < sizeof otf2_msg)
+        snprintf(otf2_msg + at, sizeof otf2_msg - at, "%s%s: %s%s%s", at ? "; " : "", OTF2_Error_GetName(code),
+                 OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
     return code;
 }
 
@@ -1281,6 +1284,33 @@ static int close_open(struct _trace_file *fp)
     return 0;
 }
 
+/* After the global event reader failed: find the location whose event file
+ * is damaged, by reading each unfinished location's events alone with a
+ * second reader (only on this error path). Returns its index or -1. */
+static int find_bad_location(struct _trace_file *fp)
+{
+    for (size_t i = 0; i < fp->nlocs; i++) {
+        if (fp->locs[i].declared && fp->locs[i].read >= fp->locs[i].declared)
+            continue;
+        OTF2_Reader *r = OTF2_Reader_Open(fp->path);
+        if (!r)
+            return -1;
+        int bad = 0;
+        uint64_t n = 0;
+        OTF2_EvtReader *er = NULL;
+        if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS ||
+            OTF2_Reader_SelectLocation(r, fp->locs[i].ref) != OTF2_SUCCESS ||
+            OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS || !(er = OTF2_Reader_GetEvtReader(r, fp->locs[i].ref)) ||
+            OTF2_Reader_ReadAllLocalEvents(r, er, &n) != OTF2_SUCCESS ||
+            (fp->locs[i].declared && n < fp->locs[i].declared))
+            bad = 1;
+        OTF2_Reader_Close(r);
+        if (bad)
+            return (int)i;
+    }
+    return -1;
+}
+
 /* Make sure a drawable is queued, or events_done. */
 static int fill(struct _trace_file *fp)
 {
@@ -1290,10 +1320,20 @@ static int fill(struct _trace_file *fp)
         if (fp->err)
             return fp->err;
         if (rc != OTF2_SUCCESS) {
-            char d[256] = "";
-            snprintf(d, sizeof d, "after tick %llu", (unsigned long long)fp->last_ticks);
-            return fail(fp, ERR_READ, "%s: reading the events failed %s: %s", fp->path,
-                        fp->have_last ? d : "at the first event", OTF2_Error_GetDescription(rc));
+            char when[64] = "at the first event", where[300] = "";
+            if (fp->have_last)
+                snprintf(when, sizeof when, "after tick %llu", (unsigned long long)fp->last_ticks);
+            char keep[sizeof otf2_msg];
+            memcpy(keep, otf2_msg, sizeof keep);
+            int bad = find_bad_location(fp);
+            memcpy(otf2_msg, keep, sizeof keep);
+            if (bad >= 0) {
+                char d[256];
+                describe_loc(fp, bad, d, sizeof d);
+                snprintf(where, sizeof where, "%s: its event file is damaged: ", d);
+            }
+            return fail(fp, ERR_READ, "%s: %sreading the events failed %s: %s", fp->path, where, when,
+                        OTF2_Error_GetDescription(rc));
         }
         if (got == 0) {
             fp->events_done = 1;
@@ -1503,8 +1543,17 @@ static int open_archive(struct _trace_file *fp)
 
     /* Global event reader. */
     fp->ger = OTF2_Reader_GetGlobalEvtReader(fp->reader);
-    if (!fp->ger)
-        return fail(fp, ERR_OPEN, "%s: cannot open the global event reader", fp->path);
+    if (!fp->ger) {
+        char keep[sizeof otf2_msg], d[256] = "";
+        memcpy(keep, otf2_msg, sizeof keep);
+        int bad = find_bad_location(fp);
+        memcpy(otf2_msg, keep, sizeof keep);
+        if (bad >= 0) {
+            describe_loc(fp, bad, d, sizeof d - 40);
+            strcat(d, ": its event file is damaged: ");
+        }
+        return fail(fp, ERR_OPEN, "%s: %scannot open the global event reader", fp->path, d);
+    }
     OTF2_GlobalEvtReaderCallbacks *ecb = OTF2_GlobalEvtReaderCallbacks_New();
     if (!ecb)
         return fail(fp, ERR_MEM, "out of memory");

@@ -12,6 +12,10 @@
  *       (ParameterInt). EXPECTED.json lists every drawable the conversion
  *       must produce, in `slog2 query --format json` terms (name, kind,
  *       vertices, info).
+ *   otf2_gen scenario-short DIR EXPECTED.json
+ *       the same, but location 2's definition declares one event more than
+ *       its event file holds (as if the file were cut at a record boundary,
+ *       which libotf2 itself does not notice).
  *   otf2_gen bench DIR NEVENTS [NRANKS]
  *       a synthetic archive of about NEVENTS events over NRANKS ranks
  *       (default 8): nested Enter/Leave, ring messages, a metric.
@@ -114,7 +118,9 @@ static void x_arrow(int from, uint64_t ts, int to, uint64_t tr, int tag, int siz
     expect_item("MPI message", "arrow", sec(ts), from, sec(tr), to, 2, info);
 }
 
-static int scenario(const char *dir, const char *expected_path)
+/* extra: events location 2's definition claims beyond those written (a
+ * stand-in for an event file cut at a record boundary). */
+static int scenario(const char *dir, const char *expected_path, uint64_t extra)
 {
     expected = fopen(expected_path, "w");
     if (!expected) {
@@ -267,7 +273,7 @@ static int scenario(const char *dir, const char *expected_path)
         CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(g, (OTF2_LocationGroupRef)r, S_RANK,
                                                       OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                       OTF2_UNDEFINED_LOCATION_GROUP));
-    static const uint64_t nev[NLOC] = { 18, 10, 10, 5, 3 };
+    const uint64_t nev[NLOC] = { 18, 10, 10 + extra, 5, 3 };
     for (int i = 0; i < 4; i++)
         CHECK(OTF2_GlobalDefWriter_WriteLocation(g, (OTF2_LocationRef)i, S_RANK, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                  nev[i], (OTF2_LocationGroupRef)i));
@@ -365,9 +371,11 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "scenario"))
-        return scenario(argv[2], argv[3]);
+        return scenario(argv[2], argv[3], 0);
+    if (argc == 4 && !strcmp(argv[1], "scenario-short"))
+        return scenario(argv[2], argv[3], 1);
     if ((argc == 4 || argc == 5) && !strcmp(argv[1], "bench"))
         return bench(argv[2], strtoull(argv[3], NULL, 10), argc == 5 ? atoi(argv[4]) : 8);
-    fprintf(stderr, "usage: otf2_gen scenario DIR EXPECTED.json | otf2_gen bench DIR NEVENTS [NRANKS]\n");
+    fprintf(stderr, "usage: otf2_gen scenario|scenario-short DIR EXPECTED.json | otf2_gen bench DIR NEVENTS [NRANKS]\n");
     return 2;
 }
