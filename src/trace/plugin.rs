@@ -650,3 +650,80 @@ impl Drop for PluginSource {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn otf2_archives_are_recognised_by_name_header_or_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor = dir.path().join("traces.otf2");
+        std::fs::write(&anchor, b"\x03\x42OTF2\x00\x03").unwrap();
+        assert!(is_otf2(&anchor));
+        assert!(is_otf2(dir.path()), "a directory holding traces.otf2");
+        // the anchor header under another name
+        let renamed = dir.path().join("run.anchor");
+        std::fs::write(&renamed, b"\x03\x23OTF2\x00\x03").unwrap();
+        assert!(is_otf2(&renamed));
+        // a missing or damaged *.otf2 still goes to the OTF2 reader, whose
+        // error names the file
+        assert!(is_otf2(&dir.path().join("missing.otf2")));
+        let text = dir.path().join("run.txt");
+        std::fs::write(&text, "Category[ index=0 name=a topo=State ...").unwrap();
+        assert!(!is_otf2(&text));
+        let short = dir.path().join("x");
+        std::fs::write(&short, b"OTF2").unwrap();
+        assert!(!is_otf2(&short));
+        let empty = tempfile::tempdir().unwrap();
+        assert!(!is_otf2(empty.path()), "a directory without traces.otf2");
+    }
+
+    #[test]
+    fn plugin_search_order_env_then_exe_then_library() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let joined = std::env::join_paths([a.path(), b.path()]).unwrap();
+        // Only this module's tests use the variable; the other test here does not depend on it.
+        std::env::set_var("SLOG2_PLUGIN_PATH", &joined);
+        let path = plugin_search_path("libx.so");
+        std::env::remove_var("SLOG2_PLUGIN_PATH");
+        assert_eq!(path[0], a.path().join("libx.so"));
+        assert_eq!(path[1], b.path().join("libx.so"));
+        let exe_dir = std::env::current_exe()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        assert_eq!(path[2], exe_dir.join("../lib/slog2/plugins/libx.so"));
+        // then the directory of the code itself (here the test executable)
+        assert!(path.len() >= 5, "{path:?}");
+        assert!(path[3].ends_with("slog2/plugins/libx.so"), "{path:?}");
+        // the first existing candidate wins; nothing found -> the bare name
+        std::fs::write(b.path().join("libx.so"), b"").unwrap();
+        std::env::set_var("SLOG2_PLUGIN_PATH", &joined);
+        let found = find_plugin("libx.so");
+        let none = find_plugin("liby.so");
+        std::env::remove_var("SLOG2_PLUGIN_PATH");
+        assert_eq!(found, b.path().join("libx.so"));
+        assert_eq!(none, std::path::PathBuf::from("liby.so"));
+    }
+
+    #[test]
+    fn missing_plugin_error_names_the_archive_and_the_places_tried() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchor = dir.path().join("traces.otf2");
+        std::fs::write(&anchor, b"\x03\x42OTF2").unwrap();
+        let err =
+            open_with_shipped_plugin("libslog2-no-such-plugin.so", "an OTF2 archive", &anchor)
+                .err()
+                .unwrap()
+                .to_string();
+        assert!(err.contains(&anchor.display().to_string()), "{err}");
+        assert!(
+            err.contains("lib/slog2/plugins/libslog2-no-such-plugin.so"),
+            "{err}"
+        );
+        assert!(err.contains("SLOG2_PLUGIN_PATH"), "{err}");
+    }
+}

@@ -336,6 +336,11 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
         CHECK(OTF2_Archive_CloseEvtWriter(a, w));
     }
     CHECK(OTF2_Archive_CloseEvtFiles(a));
+    /* empty local definition files, as Score-P writes them */
+    CHECK(OTF2_Archive_OpenDefFiles(a));
+    for (int r = 0; r < nranks; r++)
+        CHECK(OTF2_Archive_CloseDefWriter(a, OTF2_Archive_GetDefWriter(a, (OTF2_LocationRef)r)));
+    CHECK(OTF2_Archive_CloseDefFiles(a));
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(g, RES, BASE, iters * 100 + (uint64_t)nranks,
                                                     OTF2_UNDEFINED_TIMESTAMP));
