@@ -207,6 +207,8 @@ pub fn is_otf2(path: &Path) -> bool {
 
 /// Directory of the shared library (or executable) holding this code.
 fn own_library_dir() -> Option<std::path::PathBuf> {
+    // SAFETY: Dl_info is a plain C struct of pointers and integers, for which
+    // all-zero bytes are a valid value.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the address and fills `info`; the name it
     // returns lives as long as the library stays loaded (we copy it at once).
@@ -214,6 +216,8 @@ fn own_library_dir() -> Option<std::path::PathBuf> {
     if ok == 0 || info.dli_fname.is_null() {
         return None;
     }
+    // SAFETY: dladdr succeeded and dli_fname is non-null: a NUL-terminated
+    // path owned by the loader, valid while the library is loaded.
     let name = unsafe { CStr::from_ptr(info.dli_fname) }
         .to_string_lossy()
         .into_owned();
