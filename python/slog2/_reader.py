@@ -250,11 +250,11 @@ class Rows:
         df = pd.DataFrame(cols)
         df["kind"] = pd.Categorical.from_codes(self.kind, categories=list(KINDS))
         f = self._file
-        idx, names, topos = f._category_tables()
+        idx, names, topos, name_code = f._category_tables()
         pos = np.searchsorted(idx, self.category)
         pos = np.clip(pos, 0, len(idx) - 1) if len(idx) else pos
         known = (idx[pos] == self.category) if len(idx) else np.zeros(len(self), bool)
-        codes = np.where(known, pos, -1)
+        codes = np.where(known, name_code[pos] if len(idx) else -1, -1)
         df["name"] = pd.Categorical.from_codes(codes, categories=names)
         tcodes = np.where(known, topos[pos] if len(idx) else 0, -1)
         df["topology"] = pd.Categorical.from_codes(tcodes, categories=["event", "state", "arrow"])
@@ -349,10 +349,12 @@ class File:
         self.categories: List[Category] = cats
         self._by_index: Dict[int, Category] = {c.index: c for c in cats}
         srt = sorted(cats, key=lambda c: c.index)
+        names = list(dict.fromkeys(c.name for c in srt))  # unique, for pandas categoricals
         self._cat_tables = (
             np.array([c.index for c in srt], np.intc),
-            [c.name for c in srt],
+            names,
             np.array([c.shape for c in srt], np.int8),
+            np.array([names.index(c.name) for c in srt], np.intc),
         )
         # y-maps
         nm = c_int()
@@ -504,8 +506,10 @@ class File:
         with self._lock:
             n = c_int()
             pos = c_int(0)
-            rc = L.SLOG2_Query_preview_weights(self._h, t0, t1, depth, byref(n), None, None, None,
-                                               None, None, byref(pos), 0)
+            d = np.empty(1, np.int64)  # sizing call: valid pointers, capacity 0
+            p = d.ctypes.data
+            rc = L.SLOG2_Query_preview_weights(self._h, t0, t1, depth, byref(n), p, p, p, p, p,
+                                               byref(pos), 0)
             if rc not in (0, _lib.SLOG2_ERR_ARRAY_TOO_SMALL):
                 raise error(rc, "SLOG2_Query_preview_weights")
             m = n.value
@@ -520,12 +524,6 @@ class File:
                                                     cat.ctypes.data, inc.ctypes.data,
                                                     exc.ctypes.data, cnt.ctypes.data, byref(pos), m),
                       "SLOG2_Query_preview_weights")
-        # Before the row-index contract (ROWS.md), `shadow` counted shadows only:
-        # translate to row indices when it is smaller than the first shadow row.
-        shadow_rows = np.flatnonzero(rows.kind == _lib.SLOG2_KIND_SHADOW).astype(np.intc)
-        if m and len(shadow_rows) and sh.max() < len(shadow_rows) and shadow_rows[0] > 0 and \
-                not np.all(rows.kind[sh] == _lib.SLOG2_KIND_SHADOW):
-            sh = shadow_rows[sh]
         return Weights(sh, cat, inc, exc, cnt)
 
     def window_size(self, t0: float, t1: float, depth: int = -1) -> Tuple[int, int]:

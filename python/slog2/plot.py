@@ -97,7 +97,7 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
         ax.set_facecolor("black")
         lines = _lines_of(f, rows)
         ypos = {int(l): i for i, l in enumerate(lines)}
-        idx, _names, topo = f._category_tables()
+        idx, _names, topo, _codes = f._category_tables()
 
         def y_of(arr):
             return np.array([ypos[int(v)] for v in arr], float) if len(arr) else np.zeros(0)
