@@ -39,20 +39,24 @@ def _lines_of(f: File, rows: Rows) -> np.ndarray:
 
 
 def _nest_depth(line: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """Nesting depth of each state among the states of its line (0 = outermost)."""
+    """Nesting depth of each state among the states of its line: how many states of
+    the line that started earlier (ties: the longer first) are still open."""
+    import heapq
+
     n = len(line)
     depth = np.zeros(n, np.intc)
     order = np.lexsort((-end, start, line))
-    stack_end = []
+    open_ends: list = []
     cur = None
     for i in order:
         if line[i] != cur:
             cur = line[i]
-            stack_end = []
-        while stack_end and stack_end[-1] <= start[i]:
-            stack_end.pop()
-        depth[i] = len(stack_end)
-        stack_end.append(end[i])
+            open_ends = []
+        s = start[i]
+        while open_ends and open_ends[0] <= s:
+            heapq.heappop(open_ends)
+        depth[i] = len(open_ends)
+        heapq.heappush(open_ends, end[i])
     return depth
 
 
@@ -168,7 +172,7 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
                 for i in range(len(ar)):
                     ax.annotate("", xy=(x1[i], y1[i]), xytext=(x0[i], y0[i]), zorder=3,
                                 arrowprops=dict(arrowstyle="-|>", color=cols[i], lw=0,
-                                                shrinkA=0, shrinkB=0, mutation_scale=8))
+                                                shrinkA=0, shrinkB=0, mutation_scale=12))
             used.update(int(c) for c in rows.category[ar] if c >= 0)
 
         # -- events ---------------------------------------------------------
