@@ -145,18 +145,20 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
                 s, e = rows.start[i], rows.end[i]
                 ww = w.of(int(i))
                 tot = float(ww.incl.sum()) if len(ww) else 0.0
-                top = y - 0.4
+                # drawn one nesting level in (height 0.56): shadows summarise drawables
+                # nested below the upper levels' real states, which frame them
+                top = y - 0.28
                 if tot <= 0:
-                    polys.append([(s, y - 0.4), (e, y - 0.4), (e, y + 0.4), (s, y + 0.4)])
+                    polys.append([(s, y - 0.28), (e, y - 0.28), (e, y + 0.28), (s, y + 0.28)])
                     cols.append(colour(rows.category[i]))
                     continue
                 for c, inc in zip(ww.category, ww.incl):
-                    hh = 0.8 * float(inc) / tot
+                    hh = 0.56 * float(inc) / tot
                     polys.append([(s, top), (e, top), (e, top + hh), (s, top + hh)])
                     cols.append(colour(c))
                     used.add(int(c))
                     top += hh
-            ax.add_collection(PolyCollection(polys, facecolors=cols, edgecolors="none", zorder=1.5))
+            ax.add_collection(PolyCollection(polys, facecolors=cols, edgecolors="none", zorder=2.5))
 
         # -- arrows ---------------------------------------------------------
         ar = np.flatnonzero(shape == 2)
@@ -164,12 +166,20 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
             x0, x1 = rows.time0[ar], rows.time1[ar]
             y0, y1 = y_of(rows.line0[ar]), y_of(rows.line1[ar])
             cols = [colour(c) for c in rows.category[ar]]
-            widths = [max(0.5, min(3.0, f.category(int(c)).width * 0.5)) if int(c) in f._by_index
-                      else 1.0 for c in rows.category[ar]]
-            ax.add_collection(LineCollection(np.stack([np.stack([x0, y0], 1), np.stack([x1, y1], 1)], 1),
-                                             colors=cols, linewidths=widths, zorder=3))
-            if len(ar) <= 2000:  # arrow heads (display-space patches: affordable for a screenful)
-                for i in range(len(ar)):
+            shadow = rows.kind[ar] == _lib.SLOG2_KIND_SHADOW
+            # real arrows: their category width (halved: points, not Jumpshot pixels);
+            # arrow shadows: thin, translucent, under the states (they summarise many)
+            widths = [0.5 if sh else (max(0.5, min(3.0, f.category(int(c)).width * 0.5))
+                                       if int(c) in f._by_index else 1.0)
+                      for c, sh in zip(rows.category[ar], shadow)]
+            segs = np.stack([np.stack([x0, y0], 1), np.stack([x1, y1], 1)], 1)
+            for sel, z, alpha in ((shadow, 1.2, 0.5), (~shadow, 3, 1.0)):
+                if sel.any():
+                    ax.add_collection(LineCollection(segs[sel], colors=[c for c, k in zip(cols, sel) if k],
+                                                     linewidths=[w for w, k in zip(widths, sel) if k],
+                                                     zorder=z, alpha=alpha))
+            if (~shadow).sum() <= 2000:  # arrow heads (display-space patches: a screenful)
+                for i in np.flatnonzero(~shadow):
                     ax.annotate("", xy=(x1[i], y1[i]), xytext=(x0[i], y0[i]), zorder=3,
                                 arrowprops=dict(arrowstyle="-|>", color=cols[i], lw=0,
                                                 shrinkA=0, shrinkB=0, mutation_scale=12))
