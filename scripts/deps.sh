@@ -3,7 +3,7 @@
 # Rust (cargo) is expected on PATH; everything else comes from apt and crates.io.
 set -euo pipefail
 need=()
-for pkg in cmake pkg-config valgrind gcc python3; do
+for pkg in cmake pkg-config valgrind gcc python3 python3-venv; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
