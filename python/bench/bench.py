@@ -1,6 +1,7 @@
 """Python window-query benchmarks (BENCHMARKS.md, "Python window queries").
 
     python python/bench/bench.py FILE [--count 400] [--width 0.001] [--rounds 3] [--scan-rows 262144]
+    python python/bench/bench.py FILE --scan-only     # just the scan (farm-bench A/B against cquery)
 
 1. ~1,000-drawable windows: ``File.window()`` vs the same SLOG2_Query_window calls
    from C (python/bench/cquery.c, built here with cc), same windows, alternating
@@ -58,7 +59,16 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--scan-rows", type=int, default=1 << 18)
     p.add_argument("--no-scan", action="store_true")
+    p.add_argument("--scan-only", action="store_true",
+                   help="only File.scan() the file and print rows/s (for farm-bench A/B runs)")
     a = p.parse_args()
+    if a.scan_only:
+        with slog2.open(a.file) as f:
+            q = time.perf_counter()
+            n = sum(len(w) for w in f.scan(rows_per_window=a.scan_rows))
+            s = time.perf_counter() - q
+        print(f"{n} rows in {s:.2f} s = {n / s / 1e6:.2f} M rows/s; RssAnon {status()['RssAnon']} MiB")
+        return
     cq = build_c()
     f = slog2.open(a.file)
     t0, t1 = f.total_time

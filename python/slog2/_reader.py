@@ -535,6 +535,10 @@ class File:
 
     def info_text(self, category: int, info: bytes) -> str:
         """Popup text of an info payload for a category (as Jumpshot and ``slog2 print``)."""
+        with self._lock:
+            return self._info_text(category, info)
+
+    def _info_text(self, category: int, info: bytes) -> str:
         buf = self._textbuf
         while True:
             rc = L.SLOG2_Get_drawable_text_ex(self._h, int(category), info, len(info), buf, len(buf))
