@@ -206,9 +206,13 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
         if legend:
             handles = [Patch(facecolor=colour(c), edgecolor="black", label=f.category(c).name)
                        for c in sorted(used) if c in f._by_index and c >= 0]
+            if len(handles) > 30:  # a long legend: the first 29 and a count of the rest
+                rest = len(handles) - 29
+                handles = handles[:29] + [Patch(facecolor="none", edgecolor="none",
+                                                label=f"... {rest} more")]
             if handles:
                 fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.81, 0.92),
-                           fontsize=8, frameon=False)
+                           fontsize=8 if len(handles) <= 20 else 6, frameon=False)
         if output is not None:
             fig.savefig(output, dpi=dpi, facecolor="white")
         return fig

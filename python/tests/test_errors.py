@@ -61,6 +61,11 @@ def test_bad_arguments():
         with pytest.raises(slog2.ArgumentError) as e:
             f.preview(0, 1, -1)
         assert "depth" in str(e.value) and e.value.name == "SLOG2_ERR_BAD_ARG"
+        for t0, t1 in ((1.0, 0.0), (float("nan"), 1.0)):
+            with pytest.raises(slog2.ArgumentError, match="is empty or not a number"):
+                f.window(t0, t1)
+            with pytest.raises(slog2.ArgumentError, match="is empty or not a number"):
+                f.preview(t0, t1, 0)
         with pytest.raises(TypeError):
             f.preview(0, 1, 1.5)
         with pytest.raises(ValueError):
