@@ -552,8 +552,9 @@ class File:
              t1: Optional[float] = None) -> Iterator[Rows]:
         """Iterate [t0, t1] (default: the whole file) in consecutive windows of about
         ``rows_per_window`` drawables, yielding each drawable exactly once: in the
-        window that holds its end time (a composite with its members). Memory stays
-        flat: one window's columns at a time."""
+        window that holds its end time (a composite with its members); with t0/t1
+        given, drawables ending outside [t0, t1] are not yielded. Memory stays flat:
+        one window's columns at a time."""
         a, b = self.total_time
         lo = a if t0 is None else float(t0)
         hi = b if t1 is None else float(t1)
