@@ -239,3 +239,31 @@ def test_scan_keeps_composites_whole():
             comp = np.flatnonzero(p.kind == 1)
             for c in comp:
                 assert np.sum(p.parent == c) == p.num_real[c]
+
+
+def test_window_is_one_c_call_in_steady_state(monkeypatch, synth_file):
+    from slog2 import _lib
+
+    L = _lib.lib
+    calls = collections.Counter()
+    for name in ("SLOG2_Query_window", "SLOG2_Query_window_size", "SLOG2_Query_preview"):
+        fn = getattr(L, name)
+
+        def wrap(*a, _fn=fn, _name=name):
+            calls[_name] += 1
+            return _fn(*a)
+
+        monkeypatch.setattr(L, name, wrap)
+    with slog2.open(synth_file) as f:
+        a, b = f.total_time
+        big = f.window(a, a + (b - a) / 10)  # larger than the initial capacity: sized, retried
+        assert len(big) > slog2.File.MIN_ROWS
+        assert calls == {"SLOG2_Query_window": 2, "SLOG2_Query_window_size": 1}
+        calls.clear()
+        for k in range(1, 8):  # neighbouring windows of similar size: one call each
+            r = f.window(a + (b - a) * k / 100, a + (b - a) * (k + 1) / 100)
+            assert len(r) > 0
+        assert calls == {"SLOG2_Query_window": 7}
+        calls.clear()
+        f.preview(a, b, 3)
+        assert calls["SLOG2_Query_preview"] >= 1
