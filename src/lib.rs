@@ -15,6 +15,9 @@
 //! - [`trace`]: trace sources and the converter;
 //! - `capi`: the C ABI, a thin translation of the above.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
+
 pub mod capi;
 pub mod convert;
 pub(crate) mod cputime;

@@ -58,10 +58,12 @@ mod check;
 mod info;
 pub mod print;
 pub mod rows;
+mod tree;
 
 pub use check::CheckReport;
-pub use info::{decode_info, format_info, info_problem, DecodedInfo, InfoProblem};
+pub use info::{decode_info, format_info, info_problem, payload_len, DecodedInfo, InfoProblem};
 pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
+pub use tree::TreeDirNode;
 
 use std::borrow::Cow;
 use std::io::Read;
