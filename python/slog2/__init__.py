@@ -15,8 +15,10 @@ from ._errors import (
     ClosedError,
     Error,
     FormatError,
+    InvalidDrawableError,
     LibIOError,
     OrderError,
+    ParseError,
 )
 from ._reader import Category, File, Rows, Tree, Weights, YMap, open
 from ._writer import Writer, encode_info
@@ -26,6 +28,7 @@ __version__ = "0.1.0"
 __all__ = [
     "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Writer", "encode_info",
     "Error", "FormatError", "OrderError", "ClosedError", "ArgumentError", "LibIOError",
+    "ParseError", "InvalidDrawableError",
     "lib_path", "trace", "plot",
 ]
 

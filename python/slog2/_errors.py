@@ -42,6 +42,15 @@ class ArgumentError(Error, ValueError):
     """An argument is out of range (SLOG2_ERR_BAD_ARG / NULL_ARG)."""
 
 
+class ParseError(Error):
+    """A trace record could not be parsed (SLOG2_ERR_PARSE; detail: file:line:column)."""
+
+
+class InvalidDrawableError(Error, ValueError):
+    """A drawable breaks a rule of the format: box, vertices, category, info
+    (SLOG2_ERR_INVALID_DRAWABLE)."""
+
+
 class LibIOError(Error, OSError):
     """Operating-system I/O error (SLOG2_ERR_IO), e.g. a missing file."""
 
@@ -53,6 +62,8 @@ _CLASSES = {
     _lib.SLOG2_ERR_BAD_ARG: ArgumentError,
     _lib.SLOG2_ERR_NULL_ARG: ArgumentError,
     _lib.SLOG2_ERR_IO: LibIOError,
+    _lib.SLOG2_ERR_PARSE: ParseError,
+    _lib.SLOG2_ERR_INVALID_DRAWABLE: InvalidDrawableError,
 }
 
 
