@@ -39,3 +39,6 @@ cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$
       -DSLOG2_VALGRIND=ON >/dev/null
 cmake --build "$build/vg" -j2 >/dev/null
 (cd "$build/vg" && ctest --output-on-failure)
+
+echo "== Python tests"
+scripts/python-tests.sh
