@@ -3,7 +3,9 @@
 # Rust (cargo) is expected on PATH; everything else comes from apt and crates.io.
 set -euo pipefail
 need=()
-for pkg in cmake pkg-config valgrind gcc python3; do
+# libopen-trace-format2-dev + otf2-tools: the OTF2 reader plugin (readers/otf2)
+# and its tests; otf2-print is the floor of the OTF2 benchmark.
+for pkg in cmake pkg-config valgrind gcc python3 libopen-trace-format2-dev otf2-tools python3-venv; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

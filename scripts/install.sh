@@ -9,6 +9,9 @@
 #   PREFIX/lib/cmake/slog2/slog2Config.cmake, slog2ConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/slog2.pc
 #   PREFIX/bin/slog2                   (the command-line tool)
+#   PREFIX/lib/slog2/plugins/libslog2-otf2.so   (the OTF2 reader, readers/otf2;
+#                                      only when cmake and libotf2 are present --
+#                                      otherwise a warning says it is left out)
 # with the version from Cargo.toml. libslog2.so is installed as cargo builds
 # it (no SONAME; the CMake package links it as -lslog2). Afterwards:
 #   cmake ... -DCMAKE_PREFIX_PATH=PREFIX      find_package(slog2 CONFIG REQUIRED)
@@ -69,5 +72,26 @@ subst() { # TEMPLATE OUTPUT
 subst cmake/slog2Config.cmake.in "$prefix/lib/cmake/slog2/slog2Config.cmake"
 subst cmake/slog2ConfigVersion.cmake.in "$prefix/lib/cmake/slog2/slog2ConfigVersion.cmake"
 subst cmake/slog2.pc.in "$prefix/lib/pkgconfig/slog2.pc"
+
+# The OTF2 reader plugin (readers/otf2/CMakeLists.txt): built and installed
+# into PREFIX/lib/slog2/plugins when libotf2 is found; its configure step
+# prints a warning otherwise. SLOG2_REQUIRE_OTF2=1 makes a missing libotf2
+# an error (scripts/test-all.sh sets it).
+require_otf2=OFF
+[ "${SLOG2_REQUIRE_OTF2:-0}" = 1 ] && require_otf2=ON
+if command -v cmake >/dev/null 2>&1; then
+  plugin_build="$root/target/otf2-plugin"
+  cmake -S readers/otf2 -B "$plugin_build" -DSLOG2_TRACE_INCLUDE="$root/include" \
+        -DSLOG2_REQUIRE_OTF2="$require_otf2" >/dev/null
+  if [ -f "$plugin_build/Makefile" ] || [ -f "$plugin_build/build.ninja" ]; then
+    cmake --build "$plugin_build" >/dev/null
+    cmake --install "$plugin_build" --prefix "$prefix" >/dev/null
+  fi
+elif [ "$require_otf2" = ON ]; then
+  echo "error: cmake is needed to build the OTF2 plugin" >&2
+  exit 1
+else
+  echo "warning: cmake not found: the OTF2 plugin (readers/otf2) is not installed" >&2
+fi
 
 echo "installed slog2 $version into $prefix"

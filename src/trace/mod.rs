@@ -99,7 +99,8 @@ pub trait TraceSource {
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
-/// SLOG-2 version string), a CLOG2 log (starts with `CLOG-`) or the sample text format.
+/// SLOG-2 version string), a CLOG2 log (starts with `CLOG-`), an OTF2 archive
+/// (through the shipped plugin, see [`plugin`]) or the sample text format.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     open_source_with(path, 0)
 }
@@ -126,6 +127,15 @@ pub fn open_source_with(
     }
     if clog2::looks_like(path) {
         return Ok(Box::new(clog2::Clog2Source::open(path)?));
+    }
+    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
+    // found as `plugin` documents; `--trace-lib` bypasses this.
+    if plugin::is_otf2(path) {
+        return Ok(Box::new(plugin::open_with_shipped_plugin(
+            plugin::OTF2_PLUGIN,
+            "an OTF2 archive",
+            path,
+        )?));
     }
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
