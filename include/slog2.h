@@ -179,10 +179,21 @@ typedef struct SLOG2_Query_columns {
    */
   int64_t *num_real;
   /*
-   Offset of the row's info bytes in `info_base`, and their count.
+   Offset of the row's info bytes in `info_base` (-1 when none), and their count.
    */
   int *info_offset;
   int *info_len;
+  /*
+   Time of the first and of the last vertex (shadows: box start and end):
+   an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+   */
+  double *time0;
+  double *time1;
+  /*
+   Row of the composite a member row belongs to (members follow their
+   composite's row), else -1.
+   */
+  int *parent;
 } SLOG2_Query_columns;
 
 /*
@@ -385,11 +396,12 @@ int SLOG2_Get_ycoordmap_label(SLOG2_File fp, int i, int col, char *label, int la
 
 /*
  Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
- row each, written in columns at `pos` (capacity `max` rows) with info
- bytes packed into `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is
- written and `*n_out` holds the rows needed (so a first call with `max` 0
- sizes the arrays; SLOG2_Query_window_size gives both sizes). `stats` (may
- be NULL) gets the nodes and bytes the query read.
+ row each (a composite row is followed by its members' rows), written in
+ columns at `pos` (capacity `max` rows) with info bytes packed into
+ `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+ holds the rows needed (so a first call with `max` 0 sizes the arrays;
+ SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+ nodes and bytes the query read.
  */
 int SLOG2_Query_window(SLOG2_File fp, double t0, double t1, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
@@ -404,15 +416,16 @@ int SLOG2_Query_window_size(SLOG2_File fp, double t0, double t1, int depth, int 
  rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
  category -1/-2/-3, num_real) summarising the levels below. Same array
  conventions as SLOG2_Query_window; per-category weights of the shadows:
- SLOG2_Query_preview_weights.
+ SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+ root's reads just the root.
  */
 int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
  Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
- entry per (shadow, category): `shadow` = index of the shadow among the
- preview's shadows (0-based, in row order), category, inclusive and
- exclusive ratio, count. Four-argument convention on `pos`/`max`; on
+ entry per (shadow, category): `shadow` = the shadow's row in the preview's
+ rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+ row ascending. Four-argument convention on `pos`/`max`; on
  SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries needed.
  */
 int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);

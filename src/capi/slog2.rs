@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use super::{guard, last_error_ptr, put, put_cstr, room, set_last_error, Registry, Room};
 use crate::format::DirEntry;
 use crate::model::*;
-use crate::read::Slog2File;
+use crate::read::{Rows, Slog2File};
 use crate::write::{Slog2Writer, WriterOptions};
 
 /// Success.
@@ -1258,51 +1258,6 @@ pub const SLOG2_KIND_PRIMITIVE: c_int = 0;
 pub const SLOG2_KIND_COMPOSITE: c_int = 1;
 pub const SLOG2_KIND_SHADOW: c_int = 2;
 
-struct Row {
-    kind: c_int,
-    cat: c_int,
-    start: f64,
-    end: f64,
-    line0: c_int,
-    line1: c_int,
-    num_real: i64,
-    info: Vec<u8>,
-}
-
-fn rows_of(ds: &[Drawable], ss: &[Shadow]) -> Vec<Row> {
-    let mut v: Vec<Row> = ds
-        .iter()
-        .map(|d| {
-            let b = d.time_box();
-            Row {
-                kind: if matches!(d, Drawable::Composite(_)) {
-                    SLOG2_KIND_COMPOSITE
-                } else {
-                    SLOG2_KIND_PRIMITIVE
-                },
-                cat: d.category(),
-                start: b.start,
-                end: b.end,
-                line0: d.first_line(),
-                line1: d.last_line(),
-                num_real: d.primitives().len() as i64,
-                info: d.info().to_vec(),
-            }
-        })
-        .collect();
-    v.extend(ss.iter().map(|s| Row {
-        kind: SLOG2_KIND_SHADOW,
-        cat: s.category,
-        start: s.time_box.start,
-        end: s.time_box.end,
-        line0: s.vertices.first().map_or(0, |v| v.line),
-        line1: s.vertices.last().map_or(0, |v| v.line),
-        num_real: s.num_real,
-        info: Vec::new(),
-    }));
-    v
-}
-
 /// Column outputs of a query; any column pointer may be NULL to skip it.
 #[repr(C)]
 pub struct SLOG2_Query_columns {
@@ -1316,13 +1271,20 @@ pub struct SLOG2_Query_columns {
     pub line1: *mut c_int,
     /// Primitives summarised (shadows), members (composites), 1 (primitives).
     pub num_real: *mut i64,
-    /// Offset of the row's info bytes in `info_base`, and their count.
+    /// Offset of the row's info bytes in `info_base` (-1 when none), and their count.
     pub info_offset: *mut c_int,
     pub info_len: *mut c_int,
+    /// Time of the first and of the last vertex (shadows: box start and end):
+    /// an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+    pub time0: *mut f64,
+    pub time1: *mut f64,
+    /// Row of the composite a member row belongs to (members follow their
+    /// composite's row), else -1.
+    pub parent: *mut c_int,
 }
 
 unsafe fn fill_rows(
-    rows: &[Row],
+    rows: &Rows,
     n_out: *mut c_int,
     cols: *const SLOG2_Query_columns,
     pos: *mut c_int,
@@ -1334,60 +1296,86 @@ unsafe fn fill_rows(
     if n_out.is_null() || cols.is_null() {
         return err(SLOG2_ERR_NULL_ARG, "NULL n_out or columns");
     }
-    let info_total: usize = rows.iter().map(|r| r.info.len()).sum();
-    if let Err(c) = room_code(room(pos, max, rows.len(), false), "rows") {
-        *n_out = rows.len() as c_int;
+    let n = rows.len();
+    let (Ok(n_c), Ok(_)) = (c_int::try_from(n), c_int::try_from(rows.info.len())) else {
+        return err(
+            SLOG2_ERR_BAD_ARG,
+            "the query result exceeds 2^31 rows or info bytes",
+        );
+    };
+    if let Err(c) = room_code(room(pos, max, n, false), "rows") {
+        *n_out = n_c;
         return c;
     }
     if let Err(c) = room_code(
-        room(info_pos, info_max, info_total, info_base.is_null()),
+        room(info_pos, info_max, rows.info.len(), info_base.is_null()),
         "info",
     ) {
-        *n_out = rows.len() as c_int;
+        *n_out = n_c;
         return c;
     }
     let c = &*cols;
     let p0 = *pos as usize;
-    let mut ip = *info_pos;
-    for (k, r) in rows.iter().enumerate() {
-        let i = p0 + k;
-        macro_rules! set {
-            ($col:ident, $v:expr) => {
-                if !c.$col.is_null() {
-                    *c.$col.add(i) = $v;
+    let ip0 = *info_pos;
+    macro_rules! col {
+        ($col:ident, $src:expr) => {
+            if !c.$col.is_null() {
+                for (k, v) in $src.enumerate() {
+                    *c.$col.add(p0 + k) = v;
                 }
-            };
-        }
-        set!(kind, r.kind);
-        set!(category, r.cat);
-        set!(start, r.start);
-        set!(end, r.end);
-        set!(line0, r.line0);
-        set!(line1, r.line1);
-        set!(num_real, r.num_real);
-        set!(info_offset, if r.info.is_empty() { -1 } else { ip });
-        set!(info_len, r.info.len() as c_int);
-        if !r.info.is_empty() {
-            std::ptr::copy_nonoverlapping(
-                r.info.as_ptr() as *const c_char,
-                info_base.add(ip as usize),
-                r.info.len(),
-            );
-            ip += r.info.len() as c_int;
-        }
+            }
+        };
     }
-    *pos += rows.len() as c_int;
-    *info_pos = ip;
-    *n_out = rows.len() as c_int;
+    col!(kind, rows.kind.iter().map(|&k| k as c_int));
+    col!(category, rows.category.iter().copied());
+    col!(start, rows.start.iter().copied());
+    col!(end, rows.end.iter().copied());
+    col!(time0, rows.time0.iter().copied());
+    col!(time1, rows.time1.iter().copied());
+    col!(line0, rows.line0.iter().copied());
+    col!(line1, rows.line1.iter().copied());
+    col!(parent, rows.parent.iter().copied());
+    col!(num_real, rows.num_real.iter().copied());
+    let spans = rows.info_offset.windows(2);
+    col!(
+        info_offset,
+        spans
+            .clone()
+            .map(|w| if w[1] > w[0] { ip0 + w[0] as c_int } else { -1 })
+    );
+    col!(info_len, spans.map(|w| (w[1] - w[0]) as c_int));
+    if !rows.info.is_empty() {
+        std::ptr::copy_nonoverlapping(
+            rows.info.as_ptr() as *const c_char,
+            info_base.add(ip0 as usize),
+            rows.info.len(),
+        );
+    }
+    *pos += n_c;
+    *info_pos += rows.info.len() as c_int;
+    *n_out = n_c;
     SLOG2_OK
 }
 
+fn put_stats(stats: *mut SLOG2_Query_stats, rows: &Rows) {
+    if !stats.is_null() {
+        // SAFETY: checked non-null; the caller passes a valid struct pointer.
+        unsafe {
+            *stats = SLOG2_Query_stats {
+                nodes_read: c_int::try_from(rows.stats.nodes_read).unwrap_or(c_int::MAX),
+                bytes_read: i64::try_from(rows.stats.bytes_read).unwrap_or(i64::MAX),
+            };
+        }
+    }
+}
+
 /// Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
-/// row each, written in columns at `pos` (capacity `max` rows) with info
-/// bytes packed into `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is
-/// written and `*n_out` holds the rows needed (so a first call with `max` 0
-/// sizes the arrays; SLOG2_Query_window_size gives both sizes). `stats` (may
-/// be NULL) gets the nodes and bytes the query read.
+/// row each (a composite row is followed by its members' rows), written in
+/// columns at `pos` (capacity `max` rows) with info bytes packed into
+/// `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+/// holds the rows needed (so a first call with `max` 0 sizes the arrays;
+/// SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+/// nodes and bytes the query read.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_window(
     fp: SLOG2_File,
@@ -1402,27 +1390,23 @@ pub unsafe extern "C" fn SLOG2_Query_window(
     info_max: c_int,
     stats: *mut SLOG2_Query_stats,
 ) -> c_int {
-    with_r(fp, |r| match r.file.window(t0, t1) {
-        Ok(w) => {
-            if !stats.is_null() {
-                *stats = SLOG2_Query_stats {
-                    nodes_read: w.stats.nodes_read as c_int,
-                    bytes_read: w.stats.bytes_read as i64,
-                };
-            }
+    with_r(fp, |r| match r.file.window_rows(t0, t1) {
+        Ok(rows) => {
+            put_stats(stats, &rows);
             fill_rows(
-                &rows_of(&w.drawables, &[]),
-                n_out,
-                columns,
-                pos,
-                max,
-                info_base,
-                info_pos,
-                info_max,
+                &rows, n_out, columns, pos, max, info_base, info_pos, info_max,
             )
         }
         Err(e) => fail(e),
     })
+}
+
+fn query_rows(file: &Slog2File, t0: f64, t1: f64, depth: c_int) -> crate::Result<Rows> {
+    if depth < 0 {
+        file.window_rows(t0, t1)
+    } else {
+        file.preview_rows(t0, t1, depth)
+    }
 }
 
 /// Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
@@ -1438,17 +1422,19 @@ pub unsafe extern "C" fn SLOG2_Query_window_size(
 ) -> c_int {
     with_r(fp, |r| {
         nonnull!(n_rows, n_info_bytes);
-        let res = if depth < 0 {
-            r.file.window(t0, t1).map(|w| rows_of(&w.drawables, &[]))
-        } else {
-            r.file
-                .preview(t0, t1, depth as i16)
-                .map(|p| rows_of(&p.drawables, &p.shadows))
-        };
-        match res {
+        match query_rows(&r.file, t0, t1, depth) {
             Ok(rows) => {
-                *n_rows = rows.len() as c_int;
-                *n_info_bytes = rows.iter().map(|x| x.info.len()).sum::<usize>() as c_int;
+                let (Ok(n), Ok(ni)) = (
+                    c_int::try_from(rows.len()),
+                    c_int::try_from(rows.info.len()),
+                ) else {
+                    return err(
+                        SLOG2_ERR_BAD_ARG,
+                        "the query result exceeds 2^31 rows or info bytes",
+                    );
+                };
+                *n_rows = n;
+                *n_info_bytes = ni;
                 SLOG2_OK
             }
             Err(e) => fail(e),
@@ -1460,7 +1446,8 @@ pub unsafe extern "C" fn SLOG2_Query_window_size(
 /// rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
 /// category -1/-2/-3, num_real) summarising the levels below. Same array
 /// conventions as SLOG2_Query_window; per-category weights of the shadows:
-/// SLOG2_Query_preview_weights.
+/// SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+/// root's reads just the root.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_preview(
     fp: SLOG2_File,
@@ -1480,23 +1467,11 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
         if depth < 0 {
             return err(SLOG2_ERR_BAD_ARG, "depth must be >= 0");
         }
-        match r.file.preview(t0, t1, depth as i16) {
-            Ok(p) => {
-                if !stats.is_null() {
-                    *stats = SLOG2_Query_stats {
-                        nodes_read: p.stats.nodes_read as c_int,
-                        bytes_read: p.stats.bytes_read as i64,
-                    };
-                }
+        match r.file.preview_rows(t0, t1, depth) {
+            Ok(rows) => {
+                put_stats(stats, &rows);
                 fill_rows(
-                    &rows_of(&p.drawables, &p.shadows),
-                    n_out,
-                    columns,
-                    pos,
-                    max,
-                    info_base,
-                    info_pos,
-                    info_max,
+                    &rows, n_out, columns, pos, max, info_base, info_pos, info_max,
                 )
             }
             Err(e) => fail(e),
@@ -1505,9 +1480,9 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
 }
 
 /// Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
-/// entry per (shadow, category): `shadow` = index of the shadow among the
-/// preview's shadows (0-based, in row order), category, inclusive and
-/// exclusive ratio, count. Four-argument convention on `pos`/`max`; on
+/// entry per (shadow, category): `shadow` = the shadow's row in the preview's
+/// rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+/// row ascending. Four-argument convention on `pos`/`max`; on
 /// SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries needed.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_preview_weights(
@@ -1529,35 +1504,33 @@ pub unsafe extern "C" fn SLOG2_Query_preview_weights(
         if depth < 0 {
             return err(SLOG2_ERR_BAD_ARG, "depth must be >= 0");
         }
-        let p = match r.file.preview(t0, t1, depth as i16) {
+        let rows = match r.file.preview_rows(t0, t1, depth) {
             Ok(p) => p,
             Err(e) => return fail(e),
         };
-        let ws: Vec<(c_int, &Weight)> = p
-            .shadows
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| s.weights.iter().map(move |w| (i as c_int, w)))
-            .collect();
+        let ws = &rows.weights;
+        let Ok(n) = c_int::try_from(ws.len()) else {
+            return err(SLOG2_ERR_BAD_ARG, "more than 2^31 weights");
+        };
         let any_null = shadow.is_null()
             || category.is_null()
             || incl.is_null()
             || excl.is_null()
             || count.is_null();
         if let Err(c) = room_code(room(pos, max, ws.len(), any_null), "weights") {
-            *n_out = ws.len() as c_int;
+            *n_out = n;
             return c;
         }
         let p0 = *pos as usize;
-        for (k, (i, w)) in ws.iter().enumerate() {
-            *shadow.add(p0 + k) = *i;
-            *category.add(p0 + k) = w.category;
-            *incl.add(p0 + k) = w.incl;
-            *excl.add(p0 + k) = w.excl;
-            *count.add(p0 + k) = w.count;
+        for k in 0..ws.len() {
+            *shadow.add(p0 + k) = ws.row[k];
+            *category.add(p0 + k) = ws.category[k];
+            *incl.add(p0 + k) = ws.incl[k];
+            *excl.add(p0 + k) = ws.excl[k];
+            *count.add(p0 + k) = ws.count[k];
         }
-        *pos += ws.len() as c_int;
-        *n_out = ws.len() as c_int;
+        *pos += n;
+        *n_out = n;
         SLOG2_OK
     })
 }

@@ -57,9 +57,11 @@
 mod check;
 mod info;
 pub mod print;
+pub mod rows;
 
 pub use check::CheckReport;
 pub use info::{decode_info, format_info, info_problem, DecodedInfo, InfoProblem};
+pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
 
 use std::borrow::Cow;
 use std::io::Read;
