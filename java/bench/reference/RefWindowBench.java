@@ -1,3 +1,5 @@
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Random;
@@ -56,26 +58,34 @@ public class RefWindowBench {
             old = w;
         }
         Random rnd = new Random(seed);
-        long[] upd = new long[jumps], all = new long[jumps];
+        long[] upd = new long[jumps], all = new long[jumps], cpu = new long[jumps];
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long rows = 0;
         for (int i = 0; i < jumps; i++) {
             double a = t0 + rnd.nextDouble() * (t1 - t0 - width);
             TimeBoundingBox w = box(a, a + width);
+            long c0 = mx.getCurrentThreadCpuTime();
             long s = System.nanoTime();
             trunk.updateTimeWindow(old, w);
             long m = System.nanoTime();
             rows += count(trunk, w);
             long e = System.nanoTime();
+            cpu[i] = mx.getCurrentThreadCpuTime() - c0;
             upd[i] = m - s;
             all[i] = e - s;
             old = w;
         }
         Arrays.sort(upd);
         Arrays.sort(all);
+        Arrays.sort(cpu);
         System.out.printf("reference TreeTrunk: %d jumps, width %.6g s, mean %.0f drawables%n",
                 jumps, width, rows / (double) jumps);
         System.out.printf("updateTimeWindow only:   p50 %.3f ms  p99 %.3f ms%n", upd[jumps / 2] / 1e6, upd[jumps * 99 / 100] / 1e6);
         System.out.printf("update + iterate window: p50 %.3f ms  p99 %.3f ms%n", all[jumps / 2] / 1e6, all[jumps * 99 / 100] / 1e6);
+        System.out.printf("update + iterate, cpu:    p50 %.3f ms  p99 %.3f ms%n", cpu[jumps / 2] / 1e6, cpu[jumps * 99 / 100] / 1e6);
+        Runtime rt = Runtime.getRuntime();
+        System.gc();
+        System.out.printf("heap MB after GC at the end: %.1f%n", (rt.totalMemory() - rt.freeMemory()) / 1048576.0);
         in.close();
     }
 
