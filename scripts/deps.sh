@@ -3,7 +3,8 @@
 # Rust (cargo) is expected on PATH; everything else comes from apt and crates.io.
 set -euo pipefail
 need=()
-for pkg in cmake pkg-config valgrind gcc python3; do
+# openjdk-17-jdk-headless + junit5: the Java API suite (java/build.sh; JUnit console launcher).
+for pkg in cmake pkg-config valgrind gcc python3 openjdk-17-jdk-headless junit5; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

@@ -5,6 +5,9 @@
 #   3. install the library into a temporary prefix (scripts/install.sh)
 #   4. C tests (capi-tests/, CMake + CTest) against the installed package,
 #      under AddressSanitizer + UBSan, then under valgrind (memcheck)
+#   5. Java: the slog2.api JUnit suite under -Xcheck:jni (java/build.sh), and the
+#      slog2sdk-jar drop-in checks (scripts/java-dropin.sh) when SLOG2SDK_JARS names
+#      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
 # Any failing or missing suite fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +40,7 @@ cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$
       -DSLOG2_VALGRIND=ON >/dev/null
 cmake --build "$build/vg" -j2 >/dev/null
 (cd "$build/vg" && ctest --output-on-failure)
+
+echo "== Java tests"
+java/build.sh
+scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"

@@ -65,7 +65,7 @@ public final class Slog2Reader implements AutoCloseable {
         return Native.rootDepth(handle);
     }
 
-    /** The file's categories (without the preview categories -1..-3). The array is shared: do not modify it. */
+    /** The file's categories in file order, the preview categories (-1 event, -2 arrow, -3 state) included. Shared: do not modify. */
     public Category[] categories() throws Slog2Exception {
         Category[] c = categories;
         if (c == null) {
