@@ -26,7 +26,7 @@ public final class Renderer {
     public static final int LABEL_W = 90;
     public static final int RULER_H = 26;
     static final float STATE_HEIGHT = 0.90f, NESTING = 0.80f;
-    static final int ARROW_LEN = 10, ARROW_W = 6, EVENT_W = 8;
+    static final int ARROW_LEN = 12, ARROW_W = 10, EVENT_W = 8;
     static final Color BACKGROUND = Color.BLACK;
     static final Color GUTTER = new Color(0x30, 0x30, 0x30);
     static final Color TEXT = new Color(0xe0, 0xe0, 0xe0);
@@ -343,8 +343,9 @@ public final class Renderer {
                     continue;
                 }
                 c = m.colour[s];
-                // Jumpshot: preview arrow width grows with log base 5 of the count
-                width = 1f + (float) (Math.log(Math.max(1, d.numReal[i])) / Math.log(5));
+                // Jumpshot: preview arrow width grows with log base 5 of the count (capped here at 3 px so
+                // that arrow summaries do not hide the state shadows under them)
+                width = Math.min(3f, 1f + (float) (Math.log(Math.max(1, d.numReal[i])) / Math.log(5)) / 2);
             } else {
                 c = m.colour[f.slot[i]];
                 width = Math.max(1, Math.min(5, m.categories[f.slot[i]].width));

@@ -11,8 +11,8 @@ import slog2.api.Drawables;
 
 /**
  * Arrow heads sit at the receive (last-vertex) end, including arrows drawn
- * backwards in time or upwards: 6 px before the receive end the head is wide
- * (pixels 2 px either side of the line have the arrow colour); 6 px after the
+ * backwards in time or upwards: 9 px before the receive end the head is wide
+ * (pixels 2.5 px either side of the line have the arrow colour); 9 px after the
  * send end the line is thin (those pixels are background).
  */
 class ArrowTest {
@@ -40,11 +40,11 @@ class ArrowTest {
                 double px = -uy, py = ux;
                 int rgb = m.colour[f.slot[i]].getRGB() & 0xffffff;
                 for (int side : new int[] {-1, 1}) {
-                    int hx = (int) Math.round(x1 - ux * 6 + side * px * 2.5);
-                    int hy = (int) Math.round(y1 - uy * 6 + side * py * 2.5);
+                    int hx = (int) Math.round(x1 - ux * 9 + side * px * 2.5);
+                    int hy = (int) Math.round(y1 - uy * 9 + side * py * 2.5);
                     assertEquals(rgb, img.getRGB(hx, hy) & 0xffffff, "head of arrow " + i + " at (" + hx + "," + hy + ")");
-                    int tx = (int) Math.round(x0 + ux * 6 + side * px * 2.5);
-                    int ty = (int) Math.round(y0 + uy * 6 + side * py * 2.5);
+                    int tx = (int) Math.round(x0 + ux * 9 + side * px * 2.5);
+                    int ty = (int) Math.round(y0 + uy * 9 + side * py * 2.5);
                     assertNotEquals(rgb, img.getRGB(tx, ty) & 0xffffff, "no head at the send end of arrow " + i);
                 }
                 checked++;

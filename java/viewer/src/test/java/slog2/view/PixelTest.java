@@ -80,13 +80,13 @@ class PixelTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"data.slog2", "arrow.slog2", "barrier.slog2", "data.shipped.slog2"})
+    @ValueSource(strings = {"data.slog2", "barrier.slog2", "data.shipped.slog2", "onetimeline.slog2"})
     void fixtureStatesHaveTheirColours(String name) throws Exception {
         try (Source s = ReaderSource.open(Fx.sample(name))) {
             Model m = new Model(s);
             Frame f = Frame.load(m, m.tMin, m.tMax);
             BufferedImage img = Renderer.image(m, f, 1400, 500, -1);
-            check(m, f, img, name.startsWith("arrow") ? 1 : 3);
+            check(m, f, img, name.startsWith("onetimeline") ? 1 : 3);
         }
     }
 
