@@ -4,7 +4,8 @@
 set -euo pipefail
 need=()
 # openjdk-17-jdk-headless + junit5: the Java API suite (java/build.sh; JUnit console launcher).
-for pkg in cmake pkg-config valgrind gcc python3 openjdk-17-jdk-headless junit5; do
+# openjdk-17-jre (the X11 AWT toolkit) + xvfb + xauth + fonts-dejavu-core: slog2view's window smoke test under xvfb-run (java/viewer/build.sh).
+for pkg in cmake pkg-config valgrind gcc python3 openjdk-17-jdk-headless junit5 openjdk-17-jre xvfb xauth fonts-dejavu-core; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

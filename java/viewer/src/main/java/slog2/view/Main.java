@@ -122,6 +122,10 @@ public final class Main {
             throw new UsageError("unknown arguments: " + String.join(" ", args));
         }
         String file = args.length == 1 ? args[0] : null;
+        if (java.awt.GraphicsEnvironment.isHeadless()) {
+            System.err.println("slog2view: no display (set DISPLAY, or use --render for pictures without one)");
+            return 2;
+        }
         SwingUtilities.invokeLater(() -> {
             MainWindow w = new MainWindow();
             w.setVisible(true);

@@ -81,4 +81,15 @@ class RenderCliTest {
         Fx.run(cmd("--render", Fx.sample("data.slog2"), "--from", "1", "--to", "0", "--size", "400x200", "-o",
                 dir.resolve("x.png").toString()), 2);
     }
+
+    /** {@code slog2 view FILE} finds this jar beside the CLI's build and hands over to it (no display here: exit 2). */
+    @Test
+    void slog2ViewExecsTheViewer() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Fx.cli(), "view", Fx.sample("data.slog2")).redirectErrorStream(true);
+        pb.environment().remove("DISPLAY");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, p.waitFor(), out);
+        assertTrue(out.contains("slog2view: no display"), "the viewer itself answered: " + out);
+    }
 }
