@@ -208,12 +208,17 @@ public final class Main {
         try {
             long t0 = System.nanoTime();
             Source s = ReaderSource.open(file);
+            long tOpen = System.nanoTime();
             Model m = new Model(s);
+            long tModel = System.nanoTime();
             Frame f = Frame.load(m, m.tMin, m.tMax);
+            long tQuery = System.nanoTime();
             BufferedImage img = Renderer.image(m, f, sz[0], sz[1], -1);
-            long first = System.nanoTime() - t0;
-            System.out.printf(Locale.ROOT, "open to first frame: %.1f ms (%d drawables, depth %d of %d, %d nodes)%n",
-                    first / 1e6, f.d.n, f.depth, m.rootDepth, f.d.nodesRead);
+            long tDraw = System.nanoTime();
+            System.out.printf(Locale.ROOT, "open to first frame: %.1f ms (open %.1f, categories+maps %.1f, query %.1f,"
+                    + " draw %.1f; %d drawables, depth %d of %d, %d nodes)%n", (tDraw - t0) / 1e6, (tOpen - t0) / 1e6,
+                    (tModel - tOpen) / 1e6, (tQuery - tModel) / 1e6, (tDraw - tQuery) / 1e6, f.d.n, f.depth,
+                    m.rootDepth, f.d.nodesRead);
             Random rnd = new Random(seed);
             double w0 = m.tMin, w1 = m.tMax, full = m.tMax - m.tMin;
             double[] ms = new double[steps];

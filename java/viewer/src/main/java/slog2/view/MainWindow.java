@@ -159,6 +159,7 @@ public final class MainWindow extends JFrame {
         model = m;
         loader = new Loader();
         timeline = new TimelinePanel(m, loader);
+        timeline.setOpenNanos(openStartNanos);
         legend = new LegendPanel(m, () -> timeline.repaint());
         timeline.onPopup(this::showPopup);
         timeline.onError(e -> showError("Query failed", e));

@@ -318,10 +318,17 @@ public final class Renderer {
         int[] ws = null;
         int[] hx = new int[3], hy = new int[3];
         int rows = l.rows;
-        long[] lastArrow = new long[rows];
-        Arrays.fill(lastArrow, Long.MIN_VALUE);
+        LongSet drawnArrows = new LongSet(1024);
         int[] lastEvent = new int[rows];
         Arrays.fill(lastEvent, Integer.MIN_VALUE);
+        // many arrows on screen: draw them one pixel wide (Jumpshot's widths are for close-ups)
+        int arrows = 0;
+        for (int i = 0; i < d.n; i++) {
+            if (f.topo[i] == Category.ARROW) {
+                arrows++;
+            }
+        }
+        boolean thin = arrows > 1000;
         for (int i = 0; i < d.n; i++) {
             byte t = f.topo[i];
             if ((t != Category.ARROW && t != Category.EVENT) || d.kind[i] == Drawables.KIND_COMPOSITE) {
@@ -371,15 +378,65 @@ public final class Renderer {
                 p.fillPolygon(hx, hy, 3);
                 continue;
             }
-            long key = ((long) x0 << 40) ^ ((long) x1 << 16) ^ r1;
-            if (lastArrow[r0] == key) {
+            // an arrow whose ends fall in the same 2-pixel cells of the same rows as one
+            // already drawn adds nothing visible
+            // (4-pixel cells when more than 1000 arrows are on screen)
+            int cell = thin ? 2 : 1;
+            long key = (((long) (x0 >> cell) & 0xffffL) << 48) | (((long) r0 & 0xffffL) << 32)
+                    | (((long) (x1 >> cell) & 0xffffL) << 16) | ((long) r1 & 0xffffL);
+            if (!drawnArrows.add(key)) {
                 continue;
             }
-            lastArrow[r0] = key;
             p.color(c);
-            p.line(x0, y0, x1, y1, width);
+            p.line(x0, y0, x1, y1, thin ? 1f : width);
             arrowHead(x0, y0, x1, y1, hx, hy);
-            p.fillPolygon(hx, hy, 3);
+            if (thin) {
+                // crowded: the head as two strokes (a polygon fill costs several times more)
+                p.line(hx[0], hy[0], hx[1], hy[1], 1f);
+                p.line(hx[0], hy[0], hx[2], hy[2], 1f);
+            } else {
+                p.fillPolygon(hx, hy, 3);
+            }
+        }
+    }
+
+    /** A set of longs (open addressing, no boxing) for the arrow cull. */
+    static final class LongSet {
+        private long[] keys;
+        private boolean[] used;
+        private int size;
+
+        LongSet(int cap) {
+            keys = new long[cap];
+            used = new boolean[cap];
+        }
+
+        /** Add {@code k}; false if it was there. */
+        boolean add(long k) {
+            if (size * 2 >= keys.length) {
+                long[] ok = keys;
+                boolean[] ou = used;
+                keys = new long[ok.length * 2];
+                used = new boolean[ok.length * 2];
+                size = 0;
+                for (int i = 0; i < ok.length; i++) {
+                    if (ou[i]) {
+                        add(ok[i]);
+                    }
+                }
+            }
+            int mask = keys.length - 1;
+            int h = (int) ((k * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+            while (used[h]) {
+                if (keys[h] == k) {
+                    return false;
+                }
+                h = (h + 1) & mask;
+            }
+            used[h] = true;
+            keys[h] = k;
+            size++;
+            return true;
         }
     }
 

@@ -44,6 +44,12 @@ public final class TimelinePanel extends JComponent {
     private Runnable onFrame = () -> { };
     private volatile long firstPaintNanos;
     private int paints;
+    private long openNanos;
+
+    /** When the file was asked for (for the first-frame timing). */
+    void setOpenNanos(long t) {
+        openNanos = t;
+    }
 
     public TimelinePanel(Model model, Loader loader) {
         this.model = model;
@@ -313,6 +319,10 @@ public final class TimelinePanel extends JComponent {
         g2.dispose();
         if (f != null && paints++ == 0) {
             firstPaintNanos = System.nanoTime();
+            if (Boolean.getBoolean("slog2view.timing")) {
+                System.err.printf(java.util.Locale.ROOT, "slog2view: first frame painted %.1f ms after open%n",
+                        (firstPaintNanos - openNanos) / 1e6);
+            }
         }
     }
 }
