@@ -19,7 +19,7 @@ public final class Frame {
     public final int[] nest;
     /** Topology of each drawable row (Category.EVENT/STATE/ARROW), -1 unknown. */
     public final byte[] topo;
-    /** Category slot of each row (-1 for shadows / unknown). */
+    /** Category slot of each row (shadows: their preview category's slot; -1 unknown). */
     public final int[] slot;
     /** Nanoseconds spent in the native query. */
     public final long queryNanos;
@@ -45,7 +45,7 @@ public final class Frame {
             int c = d.category[i];
             byte t;
             if (d.kind[i] == Drawables.KIND_SHADOW) {
-                slot[i] = -1;
+                slot[i] = m.slot(c); // the preview category (-1, -2, -3) when the file lists it
                 t = (byte) (c == -1 ? Category.EVENT : c == -2 ? Category.ARROW : Category.STATE);
             } else if (d.kind[i] == Drawables.KIND_COMPOSITE) {
                 slot[i] = m.slot(c);

@@ -58,6 +58,9 @@ public final class MainWindow extends JFrame {
         getContentPane().add(status, BorderLayout.SOUTH);
         content.add(new JLabel("  File > Open… (Ctrl-O) to view an SLOG-2 file"), BorderLayout.CENTER);
         setSize(1400, 700);
+        Thread warm = new Thread(Main::warmUp, "slog2view-warmup");
+        warm.setDaemon(true);
+        warm.start();
         addWindowListener(new java.awt.event.WindowAdapter() {
             @Override
             public void windowClosed(java.awt.event.WindowEvent e) {

@@ -345,7 +345,9 @@ public final class Renderer {
                 if (ws == null) {
                     ws = weightStarts(d);
                 }
-                int s = dominant(m, d, ws, i);
+                // Jumpshot draws arrow and event summaries in the preview category's colour;
+                // without one, the colour of the category with the most drawables
+                int s = f.slot[i] >= 0 ? f.slot[i] : dominant(m, d, ws, i);
                 if (s < 0) {
                     continue;
                 }
