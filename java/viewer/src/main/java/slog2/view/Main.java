@@ -226,6 +226,8 @@ public final class Main {
             double w0 = m.tMin, w1 = m.tMax, full = m.tMax - m.tMin;
             double[] ms = new double[steps];
             double[] qms = new double[steps];
+            double[] cpu = new double[steps];
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
             long maxN = 0;
             for (int k = 0; k < steps; k++) {
                 double span = w1 - w0;
@@ -246,6 +248,7 @@ public final class Main {
                 span = Math.min(w1 - w0, full);
                 w0 = Math.max(m.tMin, Math.min(m.tMax - span, w0));
                 w1 = w0 + span;
+                long c0 = mx.getCurrentThreadCpuTime();
                 long a0 = System.nanoTime();
                 Frame g = Frame.load(m, w0, w1);
                 long a1 = System.nanoTime();
@@ -253,6 +256,7 @@ public final class Main {
                         new Renderer.Layout(sz[0], sz[1], w0, w1, m.rows()), -1);
                 long a2 = System.nanoTime();
                 ms[k] = (a2 - a0) / 1e6;
+                cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
                 qms[k] = (a1 - a0) / 1e6;
                 maxN = Math.max(maxN, g.d.n);
             }
@@ -260,6 +264,10 @@ public final class Main {
             Arrays.sort(sorted);
             double[] qs = qms.clone();
             Arrays.sort(qs);
+            double[] cs = cpu.clone();
+            Arrays.sort(cs);
+            System.out.printf(Locale.ROOT, "frame CPU time (this thread, immune to other load): median %.2f ms, p99 %.2f ms%n",
+                    pct(cs, 50), pct(cs, 99));
             System.out.printf(Locale.ROOT,
                     "%d steps at %dx%d: frame (query+draw) median %.2f ms, p99 %.2f ms, max %.2f ms;"
                             + " query median %.2f ms, p99 %.2f ms; max drawables in a frame %d%n",
