@@ -115,6 +115,21 @@ else
   bad "missing TRACE library: exit $rc"; cat "$work/tiny.bad.log"
 fi
 
+echo "-- 3b. errors reach Java with the library's message"
+printf 'Category[ index=1 name=Work topo=State color=(255,0,0,255,true) width=1 ]\nPrimitive[ TimeBBox(0.0,1.0) Category=1 (0.0, 0) (1.0 ]\n' >"$work/bad.txt"
+run "$work/bad.log" -jar "$jardir/traceTOslog2.jar" -o "$work/bad.slog2" "$work/bad.txt"
+if [ "$rc" -ne 0 ] && grep -q "java.lang.RuntimeException: slog2 TraceInput: $work/bad.txt:2:54: expected ','" "$work/bad.log"; then
+  echo "ok   malformed trace: exit $rc, $(grep -o 'RuntimeException: .*' "$work/bad.log")"
+else
+  bad "malformed trace: exit $rc"; cat "$work/bad.log"
+fi
+run "$work/missing.log" -jar "$jardir/traceTOslog2.jar" -o "$work/missing.slog2" "$work/missing.txt"
+if [ "$rc" -eq 1 ] && grep -q "I/O error on $work/missing.txt: No such file" "$work/missing.log" && [ ! -e "$work/missing.slog2" ]; then
+  echo "ok   missing trace: exit 1, $(grep -o 'I/O error.*' "$work/missing.log"), no output file"
+else
+  bad "missing trace: exit $rc"; cat "$work/missing.log"
+fi
+
 echo "-- 4. traceprint.jar prints every record"
 run "$work/print.log" -jar "$jardir/traceprint.jar" "$fx/data.txt"
 ref="$fx/data.trace_print.txt"

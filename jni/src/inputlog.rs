@@ -295,11 +295,12 @@ pub extern "system" fn Java_logformat_trace_InputLog_peekNextKindIndex(
             match next {
                 Ok(r) => input.peeked = r,
                 Err(e) => {
+                    let msg = e.to_string();
                     let loc = input.src.location();
-                    return Err(Fail::Lib(if loc.is_empty() {
-                        format!("slog2 TraceInput: {e}")
+                    return Err(Fail::Lib(if loc.is_empty() || msg.contains(&loc) {
+                        format!("slog2 TraceInput: {msg}")
                     } else {
-                        format!("slog2 TraceInput: {e} (at {loc})")
+                        format!("slog2 TraceInput: {msg} (at {loc})")
                     }));
                 }
             }
