@@ -117,6 +117,54 @@ class WindowSmokeTest {
         waitFor("popup", () -> want.equals(w.lastPopup()));
         assertEquals(target[0], (int) edt(tl::highlight));
 
+        // find next of the legend's selected category (RECV) walks its drawables in start order
+        int recv = edt(() -> {
+            for (int sl = 0; sl < m.categories.length; sl++) {
+                if (m.categories[sl].name.equals("RECV")) {
+                    w.legend().select(sl);
+                    return sl;
+                }
+            }
+            return -1;
+        });
+        assertTrue(recv >= 0, "data.slog2 has RECV");
+        double last = Double.NEGATIVE_INFINITY;
+        for (int k = 0; k < 2; k++) {
+            int before = k;
+            edt(() -> {
+                w.find(true);
+                return null;
+            });
+            double prev = last;
+            waitFor("find next " + before, () -> {
+                Frame f = tl.frame();
+                int h = tl.highlight();
+                return f != null && h >= 0 && f.slot[h] == recv && f.d.start[h] > prev;
+            });
+            last = edt(() -> tl.frame().d.start[tl.highlight()]);
+        }
+        double secondRecv = last;
+        edt(() -> {
+            w.find(false);
+            return null;
+        });
+        waitFor("find previous", () -> {
+            Frame f = tl.frame();
+            int h = tl.highlight();
+            return f != null && h >= 0 && f.slot[h] == recv && f.d.start[h] < secondRecv;
+        });
+
+        // export the view: PNG of the canvas size, SVG with the same drawables
+        Path png = Files.createTempFile("view", ".png"), svg = Files.createTempFile("view", ".svg");
+        edt(() -> {
+            w.exportTo(png.toFile(), false);
+            w.exportTo(svg.toFile(), true);
+            return null;
+        });
+        java.awt.image.BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
+        assertEquals((int) edt(tl::getWidth), img.getWidth());
+        assertTrue(Files.readString(svg).contains("fill=\"#00ff00\""), "RECV green in the SVG");
+
         // a corrupt file: error dialog with the library's message; the open file stays usable
         Path junk = Files.createTempFile("junk", ".slog2");
         Files.writeString(junk, "SLOG 2.0.6 but nothing else of a trace");
