@@ -130,7 +130,16 @@ public final class Main {
             MainWindow w = new MainWindow();
             w.setVisible(true);
             if (file != null) {
-                w.open(file);
+                // -Dslog2view.openDelay=MS opens the file MS ms after the window is up, as a user
+                // choosing it from File > Open would (used to time open -> first frame in a ready window)
+                int delay = Integer.getInteger("slog2view.openDelay", 0);
+                if (delay > 0) {
+                    javax.swing.Timer t = new javax.swing.Timer(delay, e -> w.open(file));
+                    t.setRepeats(false);
+                    t.start();
+                } else {
+                    w.open(file);
+                }
             }
         });
         return Integer.MIN_VALUE; // keep running
@@ -292,6 +301,16 @@ public final class Main {
             Class.forName("slog2.api.Native", true, Main.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             // reported by the first real call, with its message
+        }
+        for (String c : new String[] {"javax.swing.JTable", "javax.swing.JSplitPane", "javax.swing.JToolBar",
+                "javax.swing.JComboBox", "javax.swing.JScrollPane", "javax.swing.table.DefaultTableCellRenderer",
+                "javax.swing.JCheckBox", "slog2.view.LegendPanel", "slog2.view.TimelinePanel", "slog2.view.Renderer",
+                "slog2.view.Frame", "slog2.view.Loader"}) {
+            try {
+                Class.forName(c, true, Main.class.getClassLoader()); // class loading and static set-up only
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not needed for correctness
+            }
         }
         BufferedImage img = new BufferedImage(64, 32, BufferedImage.TYPE_INT_RGB);
         java.awt.Graphics2D g = img.createGraphics();

@@ -117,12 +117,14 @@ public final class MainWindow extends JFrame {
     public void open(String path) {
         openStartNanos = System.nanoTime();
         status.setText("Opening " + path + " …");
-        new SwingWorker<Model, Void>() {
+        new SwingWorker<Object[], Void>() {
             @Override
-            protected Model doInBackground() throws Exception {
+            protected Object[] doInBackground() throws Exception {
                 Source s = ReaderSource.open(path);
                 try {
-                    return new Model(s);
+                    Model m = new Model(s);
+                    // the first frame is queried here, while the window is being built
+                    return new Object[] {m, Frame.load(m, m.tMin, m.tMax)};
                 } catch (IOException | RuntimeException e) {
                     s.close();
                     throw e;
@@ -132,7 +134,10 @@ public final class MainWindow extends JFrame {
             @Override
             protected void done() {
                 try {
-                    install(get());
+                    Object[] got = get();
+                    timing("model and first frame ready");
+                    install((Model) got[0], (Frame) got[1]);
+                    timing("window installed");
                 } catch (Exception e) {
                     Throwable c = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
                     showError("Cannot open " + path, c);
@@ -140,6 +145,13 @@ public final class MainWindow extends JFrame {
                 }
             }
         }.execute();
+    }
+
+    private void timing(String what) {
+        if (Boolean.getBoolean("slog2view.timing")) {
+            System.err.printf(Locale.ROOT, "slog2view: %s %.1f ms after open%n", what,
+                    (System.nanoTime() - openStartNanos) / 1e6);
+        }
     }
 
     void showError(String title, Throwable e) {
@@ -157,29 +169,43 @@ public final class MainWindow extends JFrame {
         }
     }
 
-    private void install(Model m) {
+    private void install(Model m, Frame first) {
         closeSession();
         model = m;
         loader = new Loader();
         timeline = new TimelinePanel(m, loader);
         timeline.setOpenNanos(openStartNanos);
-        legend = new LegendPanel(m, () -> timeline.repaint());
         timeline.onPopup(this::showPopup);
         timeline.onError(e -> showError("Query failed", e));
-        timeline.onFrame(this::updateStatus);
+        timeline.onFrame(() -> {
+            if (timeline.frame() != null && timeline.firstPaintNanos() == 0) {
+                timing("first frame answered");
+            }
+            updateStatus();
+        });
         content.removeAll();
         JPanel left = new JPanel(new BorderLayout());
         left.add(toolbar(m), BorderLayout.NORTH);
         left.add(timeline, BorderLayout.CENTER);
-        JSplitPane split = new JSplitPane(JSplitPane.HORIZONTAL_SPLIT, left, legend);
+        JSplitPane split = new JSplitPane(JSplitPane.HORIZONTAL_SPLIT, left, new JPanel());
         split.setResizeWeight(1.0);
         split.setDividerLocation(Math.max(400, getWidth() - 420));
         content.add(split, BorderLayout.CENTER);
         setTitle("slog2view — " + m.source.name());
+        timeline.show(first);
         content.revalidate();
         content.repaint();
-        timeline.request();
         timeline.requestFocusInWindow();
+        // the legend (a table: the slowest component to build) comes right after the first paint
+        SwingUtilities.invokeLater(() -> {
+            if (model != m) {
+                return;
+            }
+            legend = new LegendPanel(m, () -> timeline.repaint());
+            int at = split.getDividerLocation();
+            split.setRightComponent(legend);
+            split.setDividerLocation(at);
+        });
     }
 
     private JToolBar toolbar(Model m) {
@@ -251,7 +277,7 @@ public final class MainWindow extends JFrame {
             return;
         }
         Model m = model;
-        int slot = legend.selectedSlot();
+        int slot = legend == null ? -1 : legend.selectedSlot();
         Frame f = timeline.frame();
         int h = timeline.highlight();
         double from = f != null && h >= 0 ? f.d.start[h] : (forwardDir ? timeline.t0() : timeline.t1());

@@ -265,6 +265,11 @@ public final class TimelinePanel extends JComponent {
         t1 = b;
     }
 
+    /** Show a frame already queried for the current window (the first one, on open). */
+    void show(Frame f) {
+        accept(f);
+    }
+
     private void accept(Frame f) {
         frame = f;
         highlight = -1;
