@@ -229,6 +229,11 @@ pub extern "system" fn Java_logformat_trace_InputLog_open(
             s
         };
         let spec = spec.trim().to_string();
+        // A second open() on the same InputLog releases the first trace.
+        let old = get_handle(env, &this, ids)?;
+        if old != 0 {
+            registry().remove(old);
+        }
         set_handle(env, &this, ids, 0)?;
         let opened: Result<Option<Box<dyn TraceSource>>, String> = match trace_lib(env)? {
             Some(lib) => match PluginSource::open(Path::new(&lib), &spec) {
