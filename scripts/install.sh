@@ -12,7 +12,6 @@
 #   PREFIX/lib/slog2/plugins/libslog2-otf2.so   (the OTF2 reader, readers/otf2;
 #                                      only when cmake and libotf2 are present --
 #                                      otherwise a warning says it is left out)
-
 #   PREFIX/lib/libslog2jni.so          (JNI: slog2.api natives + logformat.trace.InputLog drop-in)
 #   PREFIX/lib/libTraceInput.so        -> libslog2jni.so (what slog2sdk's jars load)
 #   PREFIX/share/java/slog2.jar        (the slog2.api classes; needs a JDK, skipped with a warning without one)

@@ -10,6 +10,8 @@
 #   6. Java: the slog2.api JUnit suite under -Xcheck:jni (java/build.sh), and the
 #      slog2sdk-jar drop-in checks (scripts/java-dropin.sh) when SLOG2SDK_JARS names
 #      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
+#   6. Viewer: slog2view's JUnit suite (java/viewer/build.sh): pixel checks of rendered
+#      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb
 # Any failing or missing suite fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,3 +52,6 @@ scripts/python-tests.sh
 echo "== Java tests"
 java/build.sh
 scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
+
+echo "== Viewer tests"
+java/viewer/build.sh
