@@ -12,6 +12,9 @@
 #   PREFIX/lib/slog2/plugins/libslog2-otf2.so   (the OTF2 reader, readers/otf2;
 #                                      only when cmake and libotf2 are present --
 #                                      otherwise a warning says it is left out)
+#   PREFIX/lib/libslog2jni.so          (JNI: slog2.api natives + logformat.trace.InputLog drop-in)
+#   PREFIX/lib/libTraceInput.so        -> libslog2jni.so (what slog2sdk's jars load)
+#   PREFIX/share/java/slog2.jar        (the slog2.api classes; needs a JDK, skipped with a warning without one)
 # with the version from Cargo.toml. libslog2.so is installed as cargo builds
 # it (no SONAME; the CMake package links it as -lslog2). Afterwards:
 #   cmake ... -DCMAKE_PREFIX_PATH=PREFIX      find_package(slog2 CONFIG REQUIRED)
@@ -40,7 +43,7 @@ fi
 cargo build --release
 
 release="$root/target/release"
-for f in libslog2.so libslog2.a slog2; do
+for f in libslog2.so libslog2.a slog2 libslog2jni.so; do
   [ -f "$release/$f" ] || { echo "error: $release/$f was not built" >&2; exit 1; }
 done
 headers=(include/*.h)
@@ -57,6 +60,15 @@ install -m 755 "$release/libslog2.so" "$prefix/lib/libslog2.so"
 install -m 644 "$release/libslog2.a" "$prefix/lib/libslog2.a"
 install -m 644 "${headers[@]}" "$prefix/include/"
 install -m 755 "$release/slog2" "$prefix/bin/slog2"
+install -m 755 "$release/libslog2jni.so" "$prefix/lib/libslog2jni.so"
+ln -sfn libslog2jni.so "$prefix/lib/libTraceInput.so"
+if command -v javac >/dev/null 2>&1 && command -v jar >/dev/null 2>&1; then
+  java/build.sh --no-test >/dev/null
+  install -d "$prefix/share/java"
+  install -m 644 java/build/slog2.jar "$prefix/share/java/slog2.jar"
+else
+  echo "warning: no JDK (javac/jar): $prefix/share/java/slog2.jar not installed" >&2
+fi
 
 subst() { # TEMPLATE OUTPUT
   sed -e "s|@VERSION@|$version|g" -e "s|@PREFIX@|$prefix|g" -e "s|@STATIC_LIBS@|$static_libs|g" \

@@ -6,6 +6,12 @@
 #   4. C tests (capi-tests/, CMake + CTest) against the installed package,
 #      under AddressSanitizer + UBSan, then under valgrind (memcheck); they
 #      include the OTF2 reader plugin's tests (readers/otf2/tests)
+#   5. Python: the ctypes package's pytest suite (scripts/python-tests.sh)
+#   6. Java: the slog2.api JUnit suite under -Xcheck:jni (java/build.sh), and the
+#      slog2sdk-jar drop-in checks (scripts/java-dropin.sh) when SLOG2SDK_JARS names
+#      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
+#   6. Viewer: slog2view's JUnit suite (java/viewer/build.sh): pixel checks of rendered
+#      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb
 # Any failing or missing suite fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,3 +48,10 @@ cmake --build "$build/vg" -j2 >/dev/null
 
 echo "== Python tests"
 scripts/python-tests.sh
+
+echo "== Java tests"
+java/build.sh
+scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
+
+echo "== Viewer tests"
+java/viewer/build.sh
