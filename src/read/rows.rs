@@ -145,7 +145,7 @@ impl Rows {
         r
     }
 
-    fn with_capacity(n: usize) -> Rows {
+    pub(super) fn with_capacity(n: usize) -> Rows {
         let mut info_offset = Vec::with_capacity(n + 1);
         info_offset.push(0);
         Rows {
@@ -211,7 +211,7 @@ impl Rows {
         );
     }
 
-    fn push_drawable(&mut self, d: &Drawable) {
+    pub(super) fn push_drawable(&mut self, d: &Drawable) {
         match d {
             Drawable::Primitive(p) => self.push_primitive(p, -1),
             Drawable::Composite(c) => {
@@ -234,7 +234,7 @@ impl Rows {
         }
     }
 
-    fn push_shadow(&mut self, s: &Shadow) {
+    pub(super) fn push_shadow(&mut self, s: &Shadow) {
         let row = self.len() as i32;
         let b = s.time_box;
         let l0 = s.vertices.first().map_or(0, |v| v.line);
@@ -279,9 +279,17 @@ impl From<Preview> for Rows {
 }
 
 impl Slog2File {
-    /// [`window`](Self::window) as columns.
+    /// [`window`](Self::window) as columns: the same index, tables and
+    /// cache; each intersecting record is decoded on the stack and pushed
+    /// straight into the columns (no `Vec<Drawable>` in between).
     pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
-        self.window(t0, t1).map(Rows::from)
+        let (hits, stats) = self.window_hits(t0, t1)?;
+        let mut rows = Rows::with_capacity(hits.len());
+        for (pos, k) in &hits {
+            rows.push_drawable(&self.decode_hit(*pos, k)?);
+        }
+        rows.stats = stats;
+        Ok(rows)
     }
 
     /// [`preview`](Self::preview) as columns. Any `depth` is accepted: `<= 0`
