@@ -15,6 +15,7 @@
 //! - [`trace`]: trace sources and the converter;
 //! - `capi`: the C ABI, a thin translation of the above.
 
+pub mod bench;
 pub mod capi;
 pub mod convert;
 pub(crate) mod cputime;

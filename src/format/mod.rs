@@ -1101,6 +1101,94 @@ pub fn scan_drawable(d: &mut Decoder) -> Result<RecordKey> {
     })
 }
 
+/// Receives the parts of one drawable record from [`visit_drawable`],
+/// so a caller can lay them out as it likes (e.g. into columns) without
+/// building a [`Drawable`].
+pub trait RecordSink {
+    /// A composite's header; its `members` primitives follow.
+    fn composite(&mut self, category: i32, info: &[u8], members: usize);
+    /// A primitive (`member`: of the composite announced before it): its
+    /// box and its first and last vertex.
+    fn primitive(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: TimeBox,
+        first: Vertex,
+        last: Vertex,
+        member: bool,
+    );
+}
+
+fn visit_primitive(d: &mut Decoder, sink: &mut impl RecordSink, member: bool) -> Result<()> {
+    let category = d.i32()?;
+    let ilen = d.i16()?;
+    let info = if ilen > 0 {
+        d.bytes(ilen as usize)?
+    } else {
+        &[]
+    };
+    let at = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 || nv as usize * 12 > d.remaining() {
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("primitive with {nv} vertices that do not fit the block"),
+        ));
+    }
+    let mut b = TimeBox::EMPTY;
+    let mut first = Vertex::new(0.0, 0);
+    let mut last = first;
+    for i in 0..nv {
+        let v = Vertex::new(d.f64()?, d.i32()?);
+        b.widen(v.time);
+        if i == 0 {
+            first = v;
+        }
+        last = v;
+    }
+    sink.primitive(category, info, b, first, last, member);
+    Ok(())
+}
+
+/// Decode one drawable record (tag included) into `sink`: the same checks
+/// and values as [`decode_drawable`], without allocating.
+pub fn visit_drawable(d: &mut Decoder, sink: &mut impl RecordSink) -> Result<()> {
+    let at = d.offset();
+    match d.u8()? {
+        0 => visit_primitive(d, sink, false),
+        1 => {
+            let category = d.i32()?;
+            let ilen = d.i16()?;
+            let info = if ilen > 0 {
+                d.bytes(ilen as usize)?
+            } else {
+                &[]
+            };
+            let nat = d.offset();
+            let n = d.i16()?;
+            if n < 1 {
+                return Err(Error::malformed(
+                    "tree node",
+                    nat,
+                    format!("composite with {n} members"),
+                ));
+            }
+            sink.composite(category, info, n as usize);
+            for _ in 0..n {
+                visit_primitive(d, sink, true)?;
+            }
+            Ok(())
+        }
+        t => Err(Error::malformed(
+            "tree node",
+            at,
+            format!("drawable tag {t} is neither 0 nor 1"),
+        )),
+    }
+}
+
 /// Walk a node block's drawables (spec §7.1) and return their layout; the
 /// stubs are not read. Node blocks are at most `i32::MAX` bytes, so `u32`
 /// offsets hold.

@@ -483,15 +483,19 @@ impl Slog2File {
         Ok(())
     }
 
-    /// Decode the record `k` of the node at `pos`.
-    fn decode_hit(&self, pos: u32, k: &RecordKey) -> Result<Drawable> {
+    /// A decoder over exactly the record `k` of the node at `pos`.
+    fn hit_decoder(&self, pos: u32, k: &RecordKey) -> Result<format::Decoder<'_>> {
         let (block, base) = self.block(pos)?;
         let at = k.offset as usize;
         let rec = block
             .get(at..at + k.len as usize)
             .ok_or_else(|| Error::malformed("tree node", base, "record outside its block"))?;
-        let mut d = format::Decoder::new(rec, base + at as u64, "tree node");
-        format::decode_drawable(&mut d)
+        Ok(format::Decoder::new(rec, base + at as u64, "tree node"))
+    }
+
+    /// Decode the record `k` of the node at `pos`.
+    fn decode_hit(&self, pos: u32, k: &RecordKey) -> Result<Drawable> {
+        format::decode_drawable(&mut self.hit_decoder(pos, k)?)
     }
 
     /// The intersecting records of nodes of depth `>= min_depth`, in drawing
@@ -508,7 +512,7 @@ impl Slog2File {
             hits.push((pos, *k));
             Ok(())
         })?;
-        hits.sort_by(|a, b| key_cmp(&a.1, &b.1));
+        sort_hits(&mut hits);
         Ok(hits)
     }
 
@@ -623,7 +627,7 @@ impl Slog2File {
                 }
             }
         }
-        hits.sort_by(|a, b| key_cmp(&a.1, &b.1));
+        sort_hits(&mut hits);
         let drawables = hits
             .iter()
             .map(|(pos, k)| self.decode_hit(*pos, k))
@@ -659,6 +663,27 @@ impl Slog2File {
 /// The placeholder category the reference invents for an undefined index.
 pub fn unknown_category(index: i32) -> Category {
     Category::placeholder(index)
+}
+
+fn drawing_key(k: &RecordKey) -> DrawingKey {
+    DrawingKey::new(
+        TimeBox::new(k.start, k.end),
+        k.category,
+        k.first_line,
+        k.last_line,
+    )
+}
+
+/// Stable sort of hits into drawing order. The hits arrive as one sorted run
+/// per node list, which the standard stable sort detects and merges; the
+/// keys are computed once (integers compare faster than `drawing_order`).
+fn sort_hits(hits: &mut Vec<(u32, RecordKey)>) {
+    let mut keyed: Vec<(DrawingKey, u32, RecordKey)> = hits
+        .drain(..)
+        .map(|(p, k)| (drawing_key(&k), p, k))
+        .collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    hits.extend(keyed.into_iter().map(|(_, p, k)| (p, k)));
 }
 
 fn key_cmp(a: &RecordKey, b: &RecordKey) -> std::cmp::Ordering {

@@ -165,7 +165,7 @@ impl Rows {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_row(
+    pub(super) fn push_row(
         &mut self,
         kind: u8,
         category: i32,
@@ -259,6 +259,52 @@ impl Rows {
     }
 }
 
+/// Pushes the parts of one record straight into the columns.
+struct RowSink<'a> {
+    rows: &'a mut Rows,
+    /// The record's key: a composite's box and first/last lines.
+    key: &'a crate::format::RecordKey,
+    parent: i32,
+}
+
+impl crate::format::RecordSink for RowSink<'_> {
+    fn composite(&mut self, category: i32, info: &[u8], members: usize) {
+        let k = self.key;
+        self.parent = self.rows.len() as i32;
+        self.rows.push_row(
+            ROW_COMPOSITE,
+            category,
+            (k.start, k.end),
+            (k.start, k.first_line),
+            (k.end, k.last_line),
+            -1,
+            members as i64,
+            info,
+        );
+    }
+
+    fn primitive(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: crate::model::TimeBox,
+        first: crate::model::Vertex,
+        last: crate::model::Vertex,
+        member: bool,
+    ) {
+        self.rows.push_row(
+            ROW_PRIMITIVE,
+            category,
+            (tbox.start, tbox.end),
+            (first.time, first.line),
+            (last.time, last.line),
+            if member { self.parent } else { -1 },
+            1,
+            info,
+        );
+    }
+}
+
 fn composite_len(d: &Drawable) -> usize {
     match d {
         Drawable::Composite(c) => c.members.len(),
@@ -286,7 +332,13 @@ impl Slog2File {
         let (hits, stats) = self.window_hits(t0, t1)?;
         let mut rows = Rows::with_capacity(hits.len());
         for (pos, k) in &hits {
-            rows.push_drawable(&self.decode_hit(*pos, k)?);
+            let mut d = self.hit_decoder(*pos, k)?;
+            let mut sink = RowSink {
+                rows: &mut rows,
+                key: k,
+                parent: -1,
+            };
+            crate::format::visit_drawable(&mut d, &mut sink)?;
         }
         rows.stats = stats;
         Ok(rows)
