@@ -138,7 +138,7 @@ impl DirIndex {
                 }
             })
             .collect();
-        levels.sort_by(|a, b| b.depth.cmp(&a.depth));
+        levels.sort_by_key(|l| std::cmp::Reverse(l.depth));
         DirIndex { levels }
     }
 

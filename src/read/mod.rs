@@ -682,7 +682,7 @@ fn sort_hits(hits: &mut Vec<(u32, RecordKey)>) {
         .drain(..)
         .map(|(p, k)| (drawing_key(&k), p, k))
         .collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    keyed.sort_by_key(|a| a.0);
     hits.extend(keyed.into_iter().map(|(_, p, k)| (p, k)));
 }
 
