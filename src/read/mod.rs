@@ -82,6 +82,12 @@ use index::{DirIndex, NodeCache, NodeTable};
 /// (a map costs a syscall and page-table work that small files do not repay).
 const MMAP_THRESHOLD: u64 = 64 * 1024;
 
+/// Bytes of the map that queries may fault in before the reader drops its
+/// page mappings (`MADV_DONTNEED`; the pages stay in the OS page cache). A
+/// mapped file's touched pages count in the process's RSS; without this,
+/// random jumps over a 6 GB file would grow RSS towards the file size.
+const MAP_TRIM_BYTES: u64 = 256 << 20;
+
 enum Backing {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
@@ -147,6 +153,8 @@ pub struct Slog2File {
     dir_index: DirIndex,
     /// Tables of recently queried nodes (bounded, shared by threads).
     cache: NodeCache,
+    /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
+    map_touched: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Slog2File {
@@ -294,6 +302,7 @@ impl Slog2File {
             dir_index: DirIndex::new(&directory),
             directory,
             cache: NodeCache::new(index::limit_from_env()),
+            map_touched: std::sync::atomic::AtomicU64::new(0),
             node_index,
             root,
         })
@@ -456,7 +465,29 @@ impl Slog2File {
         let t = Arc::new(NodeTable::new(format::scan_node(block, base)?));
         stats.bytes_indexed += block.len() as u64;
         self.cache.insert(pos, t.clone());
+        self.note_touched(block.len() as u64);
         Ok(t)
+    }
+
+    /// Count map bytes faulted in; past [`MAP_TRIM_BYTES`], drop this
+    /// process's mappings of the file's pages so RSS stays bounded.
+    fn note_touched(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        let Backing::Mapped(map) = &self.backing else {
+            return;
+        };
+        let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes < MAP_TRIM_BYTES {
+            return;
+        }
+        self.map_touched.store(0, Ordering::Relaxed);
+        // SAFETY: the map is a read-only shared mapping of a file that is
+        // not modified while mapped (the same assumption as the map itself,
+        // module docs). MADV_DONTNEED only removes our page-table entries:
+        // the next access, from any thread, faults the same file bytes back
+        // from the page cache, so no slice into the map changes value. A
+        // failure only leaves RSS as it was.
+        let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
     }
 
     /// The records of the nodes of depth `>= min_depth` that intersect `w`:
