@@ -350,6 +350,128 @@ fn evict(s: &mut Shard, limit: usize) {
 mod tests {
     use super::*;
 
+    fn key(start: f64, end: f64, i: u32) -> RecordKey {
+        RecordKey {
+            start,
+            end,
+            category: 0,
+            first_line: 0,
+            last_line: 0,
+            offset: i,
+            len: 1,
+        }
+    }
+
+    /// Deterministic pseudo-random boxes on a coarse grid (ties common).
+    fn boxes(n: usize, seed: u64) -> Vec<(f64, f64)> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let s = ((x >> 33) % 64) as f64;
+                let d = ((x >> 13) % 16) as f64;
+                (s, s + d)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn list_search_equals_linear_filter_sorted_or_not() {
+        for seed in 0..20u64 {
+            let mut b = boxes(200, seed);
+            if seed % 2 == 0 {
+                b.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            if seed % 5 == 0 {
+                b[7] = (f64::NAN, 3.0); // forces the linear path
+            }
+            let keys: Vec<RecordKey> = b
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, e))| key(s, e, i as u32))
+                .collect();
+            let list = List::new(keys.clone());
+            assert_eq!(list.max_end.is_empty(), seed % 2 == 1 || seed % 5 == 0);
+            for t0 in 0..90 {
+                for len in [0.0, 0.5, 3.0, 20.0] {
+                    let w = TimeBox::new(t0 as f64 - 5.0, t0 as f64 - 5.0 + len);
+                    let got: Vec<u32> = list.hits(w).map(|k| k.offset).collect();
+                    let want: Vec<u32> = keys
+                        .iter()
+                        .filter(|k| k.start <= w.end && w.start <= k.end)
+                        .map(|k| k.offset)
+                        .collect();
+                    assert_eq!(got, want, "seed {seed} window {w:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dir_index_equals_scan() {
+        use crate::format::{BlockPtr, DirEntry};
+        use crate::model::NodeId;
+        let b = boxes(300, 7);
+        let dir: Vec<DirEntry> = b
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, e))| DirEntry {
+                id: NodeId::new((i % 5) as i16, i as i32),
+                time_box: if i == 11 {
+                    TimeBox::new(f64::NAN, e)
+                } else {
+                    TimeBox::new(s, e)
+                },
+                ptr: BlockPtr::new(108 + i as u64, 10),
+            })
+            .collect();
+        let idx = DirIndex::new(&dir);
+        for t0 in 0..90 {
+            for len in [0.0, 2.0, 30.0] {
+                let w = TimeBox::new(t0 as f64 - 5.0, t0 as f64 - 5.0 + len);
+                for min_depth in [i16::MIN, 0, 2, 4, 9] {
+                    let mut got = Vec::new();
+                    idx.overlapping(w, min_depth, &mut got);
+                    let want: Vec<u32> = (0..dir.len() as u32)
+                        .filter(|&i| {
+                            let e = &dir[i as usize];
+                            e.id.depth >= min_depth && e.time_box.overlaps(&w)
+                        })
+                        .collect();
+                    assert_eq!(got, want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cache_stays_under_its_limit() {
+        use crate::format::DirEntry;
+        let c = NodeCache::new(16 * 4096);
+        for i in 0..1000u32 {
+            let keys: Vec<RecordKey> = (0..(i % 50)).map(|j| key(j as f64, j as f64, j)).collect();
+            let t = Arc::new(NodeTable::new(NodeLayout {
+                entry: DirEntry {
+                    id: crate::model::NodeId::new(0, i as i32),
+                    time_box: TimeBox::new(0.0, 1.0),
+                    ptr: crate::format::BlockPtr::new(108, 10),
+                },
+                nestless: Vec::new(),
+                nestable: keys,
+                stubs_at: 0,
+            }));
+            c.insert(i, t);
+            let st = c.stats();
+            assert!(st.bytes <= st.limit, "{st:?}");
+        }
+        assert!(c.get(999).is_some(), "the last table is kept");
+        c.set_limit(0);
+        assert_eq!(c.stats().entries, 0);
+        assert_eq!(c.stats().bytes, 0);
+    }
+
     #[test]
     fn parses_sizes() {
         assert_eq!(parse_bytes("0"), Some(0));
