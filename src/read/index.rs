@@ -7,7 +7,7 @@
 //! with the node size rather than with the window:
 //!
 //! 1. **Finding the nodes.** The directory was scanned entry by entry (10⁵
-//!    entries for 10⁸ drawables). [`DirIndex`], built on open from the
+//!    entries for 10⁸ drawables). `DirIndex`, built on open from the
 //!    directory alone, keeps per depth the entries sorted by start time with
 //!    a running maximum of their end times, so the nodes that intersect a
 //!    window are found by two binary searches per depth (the tree has
@@ -15,7 +15,7 @@
 //!    the reference get the same index.
 //! 2. **Decoding whole nodes.** Every intersecting node (64 KiB leaves, and
 //!    upper nodes of any size) was decoded in full, although a window shows a
-//!    sliver of each. [`NodeTable`] is the node's layout — one 32-byte
+//!    sliver of each. `NodeTable` is the node's layout — one 32-byte
 //!    [`RecordKey`] per drawable (box, drawing-order key, byte offset) walked
 //!    once without allocating — so a query binary-searches each drawable list
 //!    (drawables are stored in drawing order, i.e. by start time; a running
@@ -23,12 +23,12 @@
 //!    that intersect. Lists that are not sorted (a damaged or exotic file)
 //!    fall back to a linear filter of the table: same result, no search.
 //! 3. **Decoding the same nodes again.** Scrolling touches the same upper
-//!    nodes and leaves query after query. [`NodeCache`] keeps the tables of
+//!    nodes and leaves query after query. `NodeCache` keeps the tables of
 //!    recently used nodes, shared by every thread querying the file.
 //!
 //! # The cache's bound
 //!
-//! The cache holds [`NodeTable`]s (≈ 40 bytes per drawable of the node: about
+//! The cache holds `NodeTable`s (≈ 40 bytes per drawable of the node: about
 //! 0.7× the node's bytes on disk) up to a byte limit: by default
 //! [`DEFAULT_CACHE_BYTES`] (64 MiB), or the value of the environment variable
 //! `SLOG2_NODE_CACHE_BYTES` when the file is opened (a byte count, with an
