@@ -32,7 +32,7 @@
 //!   and every failure is an [`Error`] carrying a byte offset. The fuzz-style
 //!   test `tests/read_corrupt.rs` mutates every fixture hundreds of times.
 //! * **Popup text and dumps match the reference.** [`format_info`] decodes info
-//!   payloads as the viewer shows them; [`print`] writes the reference
+//!   payloads as the viewer shows them; [`mod@print`] writes the reference
 //!   `slog2printserial` dump (all 21 shared fixture dumps are reproduced byte
 //!   for byte), so our reading of a file can be diffed against the reference's.
 //!
@@ -62,11 +62,13 @@ pub mod index;
 mod info;
 pub mod print;
 pub mod rows;
+mod tree;
 
 pub use check::CheckReport;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
-pub use info::{decode_info, format_info, info_problem, DecodedInfo, InfoProblem};
+pub use info::{decode_info, format_info, info_problem, payload_len, DecodedInfo, InfoProblem};
 pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
+pub use tree::TreeDirNode;
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -722,28 +724,23 @@ fn sort_hits(hits: &mut Vec<(u32, RecordKey)>) {
 
 fn key_cmp(a: &RecordKey, b: &RecordKey) -> std::cmp::Ordering {
     drawing_order(
-        TimeBox::new(a.start, a.end),
-        a.category,
-        a.first_line,
-        a.last_line,
-        TimeBox::new(b.start, b.end),
-        b.category,
-        b.first_line,
-        b.last_line,
+        (
+            TimeBox::new(a.start, a.end),
+            a.category,
+            a.first_line,
+            a.last_line,
+        ),
+        (
+            TimeBox::new(b.start, b.end),
+            b.category,
+            b.first_line,
+            b.last_line,
+        ),
     )
 }
 
 fn keyed_cmp(a: &(TimeBox, Drawable), b: &(TimeBox, Drawable)) -> std::cmp::Ordering {
-    drawing_order(
-        a.0,
-        a.1.category(),
-        a.1.first_line(),
-        a.1.last_line(),
-        b.0,
-        b.1.category(),
-        b.1.first_line(),
-        b.1.last_line(),
-    )
+    drawing_order(a.1.rank(a.0), b.1.rank(b.0))
 }
 
 /// Stable sort into drawing order, with each time box computed once.

@@ -91,7 +91,8 @@ pub trait TraceSource {
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
-/// SLOG-2 version string) or the sample text format.
+/// SLOG-2 version string), an OTF2 archive (through the shipped plugin, see
+/// [`plugin`]) or the sample text format.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     open_source_with(path, 0)
 }
@@ -115,6 +116,15 @@ pub fn open_source_with(
 ) -> Result<Box<dyn TraceSource + Send>> {
     if slog2::Slog2Source::looks_like(path) {
         return Ok(Box::new(slog2::Slog2Source::open(path)?));
+    }
+    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
+    // found as `plugin` documents; `--trace-lib` bypasses this.
+    if plugin::is_otf2(path) {
+        return Ok(Box::new(plugin::open_with_shipped_plugin(
+            plugin::OTF2_PLUGIN,
+            "an OTF2 archive",
+            path,
+        )?));
     }
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
