@@ -46,5 +46,41 @@ fn bench_window(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_write, bench_window);
+/// Issue #15: `window_rows` (what `SLOG2_Query_window` copies out) on
+/// ~1000-drawable windows — random jumps with the node cache warm or
+/// disabled, and scrolls by a quarter window — the plan of `slog2 bench query`.
+fn bench_window_rows(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = c.benchmark_group("window_rows");
+    for n in [1_000_000u64] {
+        let path = dir.path().join(format!("r{n}.slog2"));
+        write_file(&path, n);
+        let f = Slog2File::open(&path).unwrap();
+        let width = slog2::bench::calibrate_width(&f, 1000, 1).unwrap();
+        let plan = slog2::bench::plan(&f, width, 256, 256, 1);
+        let (jumps, scrolls) = plan.split_at(256);
+        for (name, windows, cache) in [
+            ("jump", jumps, slog2::read::DEFAULT_CACHE_BYTES),
+            ("jump-nocache", jumps, 0),
+            ("scroll", scrolls, slog2::read::DEFAULT_CACHE_BYTES),
+        ] {
+            f.set_node_cache_limit(cache);
+            let mut i = 0usize;
+            g.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| {
+                    let p = &windows[i % windows.len()];
+                    i += 1;
+                    f.window_rows(p.t0, p.t1).unwrap().len()
+                });
+            });
+        }
+        g.bench_with_input(BenchmarkId::new("preview-root", n), &n, |b, _| {
+            let tb = f.total_time();
+            b.iter(|| f.preview_rows(tb.start, tb.end, 40).unwrap().len());
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_write, bench_window, bench_window_rows);
 criterion_main!(benches);

@@ -18,6 +18,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
+pub mod bench;
 pub mod capi;
 pub mod convert;
 pub(crate) mod cputime;

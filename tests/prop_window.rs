@@ -1,6 +1,13 @@
 //! Property tests: for random drawable sets written with random leaf sizes, a
 //! window query returns exactly what a brute-force filter over the input
 //! returns, and reading everything back gives the input multiset.
+//!
+//! Every path of the indexed reader is compared with a brute-force oracle
+//! (a scan of the whole directory decoding whole nodes, as the reader did
+//! before the directory index and node tables): cold and warm node cache,
+//! caching disabled, a cache so small it evicts on every query, partial node
+//! decoding (bytes decoded = bytes of the drawables returned), previews, and
+//! 8 threads querying one file at once.
 
 use proptest::prelude::*;
 use slog2::*;
@@ -94,6 +101,76 @@ fn from_rows(r: &slog2::read::Rows) -> Vec<Drawable> {
     out
 }
 
+/// Brute force: every node whose box intersects, decoded whole, drawables
+/// filtered and stable-sorted into drawing order.
+fn oracle_window(f: &Slog2File, t0: f64, t1: f64) -> Vec<Drawable> {
+    let w = TimeBox::new(t0, t1);
+    let mut v: Vec<Drawable> = Vec::new();
+    for e in f.directory() {
+        if !e.time_box.overlaps(&w) {
+            continue;
+        }
+        let n = f.read_node(e, slog2::format::NodeParts::Drawables).unwrap();
+        v.extend(
+            n.nestless
+                .into_iter()
+                .chain(n.nestable)
+                .filter(|d| d.time_box().overlaps(&w)),
+        );
+    }
+    v.sort_by(|a, b| a.drawing_cmp(b));
+    v
+}
+
+/// Brute-force preview (spec §8.3) from whole decoded nodes.
+fn oracle_preview(f: &Slog2File, t0: f64, t1: f64, depth: i16) -> (Vec<Drawable>, Vec<Shadow>) {
+    if depth <= 0 {
+        return (oracle_window(f, t0, t1), Vec::new());
+    }
+    let w = TimeBox::new(t0, t1);
+    let root = f.root();
+    let just_root = depth > root.id.depth;
+    let mut ds: Vec<Drawable> = Vec::new();
+    let mut ss: Vec<Shadow> = Vec::new();
+    for e in f.directory() {
+        let loaded = if just_root {
+            e == root
+        } else {
+            e.id.depth >= depth
+        };
+        if !loaded || !e.time_box.overlaps(&w) {
+            continue;
+        }
+        let n = f.read_node(e, slog2::format::NodeParts::All).unwrap();
+        ds.extend(
+            n.nestless
+                .into_iter()
+                .chain(n.nestable)
+                .filter(|d| d.time_box().overlaps(&w)),
+        );
+        if just_root || e.id.depth <= depth {
+            for st in n.stubs {
+                if st.entry.id.depth < depth {
+                    ss.extend(
+                        st.nestless
+                            .into_iter()
+                            .chain(st.nestable)
+                            .filter(|s| s.time_box.overlaps(&w)),
+                    );
+                }
+            }
+        }
+    }
+    ds.sort_by(|a, b| a.drawing_cmp(b));
+    ss.sort_by(|a, b| a.drawing_cmp(b));
+    (ds, ss)
+}
+
+/// What a window query decodes when it decodes only what it returns.
+fn record_bytes(ds: &[Drawable]) -> u64 {
+    ds.iter().map(|d| 1 + d.byte_size() as u64).sum()
+}
+
 fn key(d: &Drawable) -> String {
     format!("{d:?}")
 }
@@ -125,6 +202,11 @@ proptest! {
         prop_assert_eq!(summary.drawables, ds.len() as u64);
 
         let f = Slog2File::open(&path).unwrap();
+        let nocache = Slog2File::open(&path).unwrap();
+        nocache.set_node_cache_limit(0);
+        let tiny = Slog2File::open(&path).unwrap();
+        tiny.set_node_cache_limit(16 * 600);
+        let mut single = Vec::new();
         let report = f.check();
         prop_assert!(report.errors.is_empty(), "check errors: {:?}", report.errors);
         let all: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
@@ -140,11 +222,39 @@ proptest! {
             }).cloned().collect();
             prop_assert_eq!(multiset(&got.drawables), multiset(&want), "window [{}, {}]", t0, t1);
             prop_assert!(got.stats.nodes_read <= f.directory().len());
+            // Same drawables in the same order as a whole-node scan; decoded
+            // bytes are exactly the returned records (partial decoding).
+            let oracle = oracle_window(&f, t0, t1);
+            prop_assert_eq!(&got.drawables, &oracle);
+            prop_assert_eq!(got.stats.bytes_read, record_bytes(&oracle));
+            // Warm cache: the same answer, every node from the cache.
+            let warm = f.window(t0, t1).unwrap();
+            prop_assert_eq!(&warm.drawables, &oracle);
+            prop_assert_eq!(warm.stats.cache_hits, warm.stats.nodes_read);
+            prop_assert_eq!(warm.stats.bytes_indexed, 0);
+            // No cache, and a cache that evicts all the time.
+            prop_assert_eq!(&nocache.window(t0, t1).unwrap().drawables, &oracle);
+            prop_assert_eq!(&tiny.window(t0, t1).unwrap().drawables, &oracle);
+            prop_assert!(tiny.node_cache_stats().bytes <= tiny.node_cache_stats().limit);
+            prop_assert_eq!(nocache.node_cache_stats().entries, 0);
+            let mut streamed = Vec::new();
+            tiny.window_each(t0, t1, |d| streamed.push(d.clone())).unwrap();
+            prop_assert_eq!(multiset(&streamed), multiset(&oracle));
+            for depth in [-1i16, 1, 2, 3, 40] {
+                let p = f.preview(t0, t1, depth).unwrap();
+                let (od, os) = oracle_preview(&f, t0, t1, depth);
+                prop_assert_eq!(&p.drawables, &od, "preview depth {}", depth);
+                prop_assert_eq!(&p.shadows, &os, "preview depth {}", depth);
+                let q = nocache.preview(t0, t1, depth).unwrap();
+                prop_assert_eq!(&q.drawables, &od);
+                prop_assert_eq!(&q.shadows, &os);
+            }
+            single.push((t0, t1, oracle, f.window_rows(t0, t1).unwrap()));
             // The same drawables as columns: rebuilt row by row, in the same
             // order, with vertex direction (backward arrows) kept.
             let rows = f.window_rows(t0, t1).unwrap();
             prop_assert_eq!(&from_rows(&rows), &got.drawables);
-            prop_assert_eq!(rows.stats, got.stats);
+            prop_assert_eq!((rows.stats.nodes_read, rows.stats.bytes_read), (got.stats.nodes_read, got.stats.bytes_read));
             prop_assert_eq!(rows.info_offset.len(), rows.len() + 1);
             // Previews as columns: drawables, then one row per shadow whose
             // weights point back at it.
@@ -170,5 +280,30 @@ proptest! {
                 prop_assert!(pair[0].drawing_cmp(&pair[1]) != std::cmp::Ordering::Greater);
             }
         }
+
+        // 8 threads on one file (shared cache, small enough to evict while
+        // others read), each running every window in its own order: the
+        // same drawables and rows as single-threaded.
+        let shared = Slog2File::open(&path).unwrap();
+        shared.set_node_cache_limit(16 * 2000);
+        let failures = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|sc| {
+            for t in 0..8usize {
+                let (shared, single, failures) = (&shared, &single, &failures);
+                sc.spawn(move || {
+                    for round in 0..3 {
+                        for i in 0..single.len() {
+                            let (t0, t1, want, rows) = &single[(i + t + round) % single.len()];
+                            let ok = shared.window(*t0, *t1).map(|w| &w.drawables == want).unwrap_or(false)
+                                && shared.window_rows(*t0, *t1).map(|mut r| { r.stats = rows.stats; r == *rows }).unwrap_or(false);
+                            if !ok {
+                                failures.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        prop_assert_eq!(failures.into_inner(), 0, "threads disagreed with single-threaded results");
     }
 }

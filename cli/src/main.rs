@@ -151,15 +151,38 @@ enum BenchCmd {
         #[arg(long, default_value_t = 64)]
         ranks: i32,
     },
-    /// Time window queries of a fixed width at evenly spaced positions of FILE; report the median.
+    /// Window-query benchmark (issue #15): random jumps and scrolls to ~TARGET-drawable windows,
+    /// p50/p99, bytes decoded vs returned; optionally previews, threads and RSS. See BENCHMARKS.md.
     Query {
         file: PathBuf,
-        /// Window width in seconds.
-        #[arg(long, default_value_t = 1e-3)]
-        width: f64,
-        /// Number of queries.
-        #[arg(long, default_value_t = 200)]
-        count: usize,
+        /// Drawables per window (the width is calibrated to this).
+        #[arg(long, default_value_t = 1000)]
+        target: usize,
+        /// Window width in seconds (default: calibrated to --target).
+        #[arg(long)]
+        width: Option<f64>,
+        /// Number of jumps (`--count` is the old spelling).
+        #[arg(long, alias = "count", default_value_t = 300)]
+        jumps: usize,
+        #[arg(long, default_value_t = 300)]
+        scrolls: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the windows (`J|S t0 t1` lines) for the reference harness.
+        #[arg(long)]
+        plan_out: Option<PathBuf>,
+        /// Node cache limit in bytes (k/m/g suffixes; default: SLOG2_NODE_CACHE_BYTES or 64m).
+        #[arg(long, value_parser = parse_cache)]
+        cache: Option<usize>,
+        /// Also time whole-file previews at every depth.
+        #[arg(long)]
+        previews: bool,
+        /// Also run the plan on N threads (one shared file, then N separate opens).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Also report RSS over this many random jumps.
+        #[arg(long, default_value_t = 0)]
+        rss_jumps: usize,
     },
 }
 
@@ -665,6 +688,10 @@ fn info(f: &Slog2File, json: bool, w: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
+fn parse_cache(s: &str) -> Result<usize, String> {
+    slog2::read::index::parse_bytes(s).ok_or_else(|| format!("not a byte count: {s}"))
+}
+
 fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
     match b {
         BenchCmd::Write { n, output, nc, ls } => {
@@ -707,36 +734,75 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 t.elapsed().as_secs_f64()
             );
         }
-        BenchCmd::Query { file, width, count } => {
+        BenchCmd::Query {
+            file,
+            target,
+            width,
+            jumps,
+            scrolls,
+            seed,
+            plan_out,
+            cache,
+            previews,
+            threads,
+            rss_jumps,
+        } => {
+            use slog2::bench;
+            let t = std::time::Instant::now();
             let f = Slog2File::open(&file)?;
-            let tb = f.total_time();
-            let mut times = Vec::with_capacity(count);
-            let (mut nd, mut nn, mut nb) = (0usize, 0usize, 0u64);
-            for i in 0..count.max(1) {
-                let t0 =
-                    tb.start + (tb.duration() - width).max(0.0) * i as f64 / count.max(1) as f64;
-                let t = std::time::Instant::now();
-                let w = f.window(t0, t0 + width)?;
-                times.push(t.elapsed().as_secs_f64());
-                nd += w.drawables.len();
-                nn += w.stats.nodes_read;
-                nb += w.stats.bytes_read;
+            let open_ms = t.elapsed().as_secs_f64() * 1e3;
+            if let Some(c) = cache {
+                f.set_node_cache_limit(c);
             }
-            times.sort_by(f64::total_cmp);
-            let c = times.len();
+            let width = match width {
+                Some(w) => w,
+                None => bench::calibrate_width(&f, target, seed)?,
+            };
+            let plan = bench::plan(&f, width, jumps, scrolls, seed);
+            if let Some(p) = &plan_out {
+                bench::write_plan(p, &plan)?;
+            }
             println!(
-                "{} queries of {} s over {} nodes: median {:.1} us, p10 {:.1} us, p90 {:.1} us; \
-                 mean {:.0} drawables, {:.1} nodes, {:.0} bytes read per query",
-                c,
-                width,
-                f.directory().len(),
-                times[c / 2] * 1e6,
-                times[c / 10] * 1e6,
-                times[(c * 9) / 10] * 1e6,
-                nd as f64 / c as f64,
-                nn as f64 / c as f64,
-                nb as f64 / c as f64
+                "{}: {} nodes, opened in {open_ms:.2} ms; window width {width:.6e} s",
+                file.display(),
+                f.directory().len()
             );
+            let (j, s) = bench::run(&f, &plan)?;
+            for (name, l) in [("jump", j), ("scroll", s)] {
+                println!(
+                    "{name:6} n={} p50 {:.1} us p99 {:.1} us; {:.0} rows, {:.1} nodes; decoded {:.0} B, returned {:.0} B ({:.2}x), walked on misses {:.0} B per query",
+                    l.count, l.p50_us, l.p99_us, l.rows_per_query, l.nodes_per_query,
+                    l.decoded_per_query, l.returned_per_query,
+                    l.decoded_per_query / l.returned_per_query.max(1.0),
+                    l.indexed_per_query
+                );
+            }
+            let c = f.node_cache_stats();
+            println!(
+                "node cache: {} tables, {} bytes of {} limit",
+                c.entries, c.bytes, c.limit
+            );
+            if previews {
+                for (d, ms, rows, nodes) in bench::preview_sweep(&f)? {
+                    println!(
+                        "preview whole file depth {d:3}: {ms:.3} ms, {rows} rows, {nodes} nodes"
+                    );
+                }
+            }
+            if threads > 0 {
+                let (one, many) = bench::threads(&file, &plan, threads)?;
+                let (s1, _) = bench::threads(&file, &plan, 1)?;
+                println!(
+                    "threads: 1 thread {s1:.0} q/s; {threads} threads on one file {one:.0} q/s; on {threads} opens {many:.0} q/s"
+                );
+            }
+            if rss_jumps > 0 {
+                let v =
+                    bench::rss_over_jumps(&f, width, rss_jumps, (rss_jumps / 10).max(1), seed + 1)?;
+                for (i, (all, anon)) in v {
+                    println!("rss after {i:6} jumps: {all} KiB (anon {anon} KiB)");
+                }
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -268,6 +268,11 @@ impl<'a> Decoder<'a> {
         self.base + self.pos as u64
     }
 
+    /// Bytes consumed so far.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
@@ -974,6 +979,274 @@ pub fn encode_node<'a>(
     for s in stubs {
         encode_stub(out, s);
     }
+}
+
+/// What a window query needs to know about one drawable record without
+/// decoding it: its time box, the rest of its drawing-order key and where the
+/// record (tag included) lies in its node block. Built by [`scan_node`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordKey {
+    pub start: f64,
+    pub end: f64,
+    pub category: i32,
+    pub first_line: i32,
+    pub last_line: i32,
+    /// Offset of the tag byte from the start of the node block.
+    pub offset: u32,
+    /// Bytes of the record, tag included.
+    pub len: u32,
+}
+
+/// The layout of a node block's drawables, walked without allocating per
+/// drawable: one [`RecordKey`] per record of each list (in stored order) and
+/// where the child stubs begin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeLayout {
+    pub entry: DirEntry,
+    pub nestless: Vec<RecordKey>,
+    pub nestable: Vec<RecordKey>,
+    /// Offset of the stub count from the start of the block.
+    pub stubs_at: usize,
+}
+
+/// Box, first and last line of one primitive record (after its tag), checked
+/// as [`decode_primitive`] checks it, without allocating.
+fn scan_primitive(d: &mut Decoder) -> Result<(TimeBox, i32, i32, i32)> {
+    let category = d.i32()?;
+    let ilen = d.i16()?;
+    if ilen > 0 {
+        d.skip(ilen as usize)?;
+    }
+    let at = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 {
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("primitive with {nv} vertices"),
+        ));
+    }
+    let nv = nv as usize;
+    if nv * 12 > d.remaining() {
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("{nv} vertices do not fit the block"),
+        ));
+    }
+    let mut b = TimeBox::EMPTY;
+    let (mut first, mut last) = (0, 0);
+    for i in 0..nv {
+        let t = d.f64()?;
+        let line = d.i32()?;
+        b.widen(t);
+        if i == 0 {
+            first = line;
+        }
+        last = line;
+    }
+    Ok((b, category, first, last))
+}
+
+/// The key of one drawable record (tag included), as [`decode_drawable`]
+/// would compute it from the decoded drawable.
+pub fn scan_drawable(d: &mut Decoder) -> Result<RecordKey> {
+    let at = d.offset();
+    let begin = d.pos();
+    let (b, category, first, last) = match d.u8()? {
+        0 => scan_primitive(d)?,
+        1 => {
+            let category = d.i32()?;
+            let ilen = d.i16()?;
+            if ilen > 0 {
+                d.skip(ilen as usize)?;
+            }
+            let nat = d.offset();
+            let n = d.i16()?;
+            if n < 1 {
+                return Err(Error::malformed(
+                    "tree node",
+                    nat,
+                    format!("composite with {n} members"),
+                ));
+            }
+            let mut b = TimeBox::EMPTY;
+            let (mut first, mut last) = (0, 0);
+            for i in 0..n {
+                let (mb, _, f, l) = scan_primitive(d)?;
+                b = b.union(&mb);
+                if i == 0 {
+                    first = f;
+                }
+                last = l;
+            }
+            (b, category, first, last)
+        }
+        t => {
+            return Err(Error::malformed(
+                "tree node",
+                at,
+                format!("drawable tag {t} is neither 0 nor 1"),
+            ))
+        }
+    };
+    Ok(RecordKey {
+        start: b.start,
+        end: b.end,
+        category,
+        first_line: first,
+        last_line: last,
+        offset: begin as u32,
+        len: (d.pos() - begin) as u32,
+    })
+}
+
+/// Receives the parts of one drawable record from [`visit_drawable`],
+/// so a caller can lay them out as it likes (e.g. into columns) without
+/// building a [`Drawable`].
+pub trait RecordSink {
+    /// A composite's header; its `members` primitives follow.
+    fn composite(&mut self, category: i32, info: &[u8], members: usize);
+    /// A primitive (`member`: of the composite announced before it): its
+    /// box and its first and last vertex.
+    fn primitive(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: TimeBox,
+        first: Vertex,
+        last: Vertex,
+        member: bool,
+    );
+}
+
+fn visit_primitive(d: &mut Decoder, sink: &mut impl RecordSink, member: bool) -> Result<()> {
+    let category = d.i32()?;
+    let ilen = d.i16()?;
+    let info = if ilen > 0 {
+        d.bytes(ilen as usize)?
+    } else {
+        &[]
+    };
+    let at = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 || nv as usize * 12 > d.remaining() {
+        return Err(Error::malformed(
+            "tree node",
+            at,
+            format!("primitive with {nv} vertices that do not fit the block"),
+        ));
+    }
+    let mut b = TimeBox::EMPTY;
+    let mut first = Vertex::new(0.0, 0);
+    let mut last = first;
+    for i in 0..nv {
+        let v = Vertex::new(d.f64()?, d.i32()?);
+        b.widen(v.time);
+        if i == 0 {
+            first = v;
+        }
+        last = v;
+    }
+    sink.primitive(category, info, b, first, last, member);
+    Ok(())
+}
+
+/// Decode one drawable record (tag included) into `sink`: the same checks
+/// and values as [`decode_drawable`], without allocating.
+pub fn visit_drawable(d: &mut Decoder, sink: &mut impl RecordSink) -> Result<()> {
+    let at = d.offset();
+    match d.u8()? {
+        0 => visit_primitive(d, sink, false),
+        1 => {
+            let category = d.i32()?;
+            let ilen = d.i16()?;
+            let info = if ilen > 0 {
+                d.bytes(ilen as usize)?
+            } else {
+                &[]
+            };
+            let nat = d.offset();
+            let n = d.i16()?;
+            if n < 1 {
+                return Err(Error::malformed(
+                    "tree node",
+                    nat,
+                    format!("composite with {n} members"),
+                ));
+            }
+            sink.composite(category, info, n as usize);
+            for _ in 0..n {
+                visit_primitive(d, sink, true)?;
+            }
+            Ok(())
+        }
+        t => Err(Error::malformed(
+            "tree node",
+            at,
+            format!("drawable tag {t} is neither 0 nor 1"),
+        )),
+    }
+}
+
+/// Walk a node block's drawables (spec §7.1) and return their layout; the
+/// stubs are not read. Node blocks are at most `i32::MAX` bytes, so `u32`
+/// offsets hold.
+pub fn scan_node(block: &[u8], base: u64) -> Result<NodeLayout> {
+    let mut d = Decoder::new(block, base, "tree node");
+    let entry = decode_entry_header(&mut d)?;
+    let n1 = d.count(9)?;
+    let mut nestless = Vec::with_capacity(n1);
+    for _ in 0..n1 {
+        nestless.push(scan_drawable(&mut d)?);
+    }
+    let n2 = d.count(9)?;
+    let mut nestable = Vec::with_capacity(n2);
+    for _ in 0..n2 {
+        nestable.push(scan_drawable(&mut d)?);
+    }
+    Ok(NodeLayout {
+        entry,
+        nestless,
+        nestable,
+        stubs_at: d.pos(),
+    })
+}
+
+/// Decode the child stubs of a node block, starting at the stub count
+/// (`stubs_at` of [`scan_node`]); checks that the block ends with them.
+pub fn decode_stubs(block: &[u8], base: u64, stubs_at: usize) -> Result<Vec<Stub>> {
+    let rest = block.get(stubs_at..).ok_or_else(|| {
+        Error::malformed(
+            "tree node",
+            base,
+            "stub offset beyond the block".to_string(),
+        )
+    })?;
+    let mut d = Decoder::new(rest, base + stubs_at as u64, "child stub");
+    let ns = d.count(STUB_OVERHEAD)?;
+    let mut stubs = Vec::with_capacity(ns);
+    for _ in 0..ns {
+        let e = decode_entry_header(&mut d)?;
+        let a = d.count(36)?;
+        let mut nestless = Vec::with_capacity(a);
+        for _ in 0..a {
+            nestless.push(decode_shadow(&mut d)?);
+        }
+        let b = d.count(36)?;
+        let mut nestable = Vec::with_capacity(b);
+        for _ in 0..b {
+            nestable.push(decode_shadow(&mut d)?);
+        }
+        stubs.push(Stub {
+            entry: e,
+            nestless,
+            nestable,
+        });
+    }
+    d.set_what("tree node");
+    d.expect_end()?;
+    Ok(stubs)
 }
 
 /// What to decode from a node block.

@@ -7,16 +7,19 @@
 //!   time window at a time. [`Slog2File::open`] maps the file and decodes only
 //!   the small metadata blocks (header, category map, line-ID maps, tree
 //!   directory); tree nodes stay on disk until a query touches them, so opening
-//!   costs the same for a 1 KB and a 10 GB file, and the OS page cache is the
-//!   only cache. (The usual mmap caveat applies: another process truncating the
-//!   file while it is mapped can make the process fault; SLOG-2 files are
-//!   written once and atomically renamed, so this does not happen in practice.
-//!   [`Slog2File::from_bytes`] reads from memory instead.)
-//! * **Window queries touch only intersecting nodes.** Every drawable lies
+//!   costs the same for a 1 KB and a 10 GB file (plus an index of the
+//!   directory, ~15 ms per 10⁵ nodes). (The usual mmap caveat applies: another
+//!   process truncating the file while it is mapped can make the process
+//!   fault; SLOG-2 files are written once and atomically renamed, so this does
+//!   not happen in practice. [`Slog2File::from_bytes`] reads from memory
+//!   instead.) Mapped pages are dropped from the process's RSS every 256 MiB
+//!   of node walks, so random access over a huge file keeps RSS bounded.
+//! * **Window queries cost what they return** ([`index`]). Every drawable lies
 //!   inside the time box of the node that stores it (spec §10, invariant #16),
-//!   so [`Slog2File::window`] scans the directory (34 bytes per node, already
-//!   decoded) and decodes only the node blocks whose box intersects the window,
-//!   skipping their shadows ([`NodeParts::Drawables`]). The statistics it
+//!   so [`Slog2File::window`] finds the intersecting nodes with a per-depth
+//!   interval index of the directory, searches each node's table of record
+//!   keys (built on first touch, kept in a bounded node cache shared by
+//!   threads) and decodes only the records that intersect. The statistics it
 //!   returns ([`QueryStats`]) make this visible. Each drawable is stored in
 //!   exactly one node, so no de-duplication is needed. Files that break #16
 //!   (end-time-unsorted input written with `-tcc`) can hide drawables from
@@ -55,12 +58,14 @@
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
 mod check;
+pub mod index;
 mod info;
 pub mod print;
 pub mod rows;
 mod tree;
 
 pub use check::CheckReport;
+pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{decode_info, format_info, info_problem, payload_len, DecodedInfo, InfoProblem};
 pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
 pub use tree::TreeDirNode;
@@ -69,16 +74,24 @@ use std::borrow::Cow;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
-use crate::format::{self, BlockPtr, DirEntry, Header, Node, NodeParts, DIR_ENTRY_SIZE};
+use crate::format::{self, BlockPtr, DirEntry, Header, Node, NodeParts, RecordKey, DIR_ENTRY_SIZE};
 use crate::model::*;
+use index::{DirIndex, NodeCache, NodeTable};
 
 /// Files smaller than this are read into memory instead of being mapped
 /// (a map costs a syscall and page-table work that small files do not repay).
 const MMAP_THRESHOLD: u64 = 64 * 1024;
+
+/// Bytes of the map that queries may fault in before the reader drops its
+/// page mappings (`MADV_DONTNEED`; the pages stay in the OS page cache). A
+/// mapped file's touched pages count in the process's RSS; without this,
+/// random jumps over a 6 GB file would grow RSS towards the file size.
+const MAP_TRIM_BYTES: u64 = 256 << 20;
 
 enum Backing {
     Mapped(memmap2::Mmap),
@@ -94,18 +107,21 @@ impl Backing {
     }
 }
 
-/// Work done by a query: how many node blocks were decoded and their bytes.
+/// Work done by a query.
+///
+/// `nodes_read` and `bytes_read` depend only on the file and the window;
+/// `bytes_indexed` and `cache_hits` also on what the node cache held.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct QueryStats {
+    /// Nodes whose box intersects the window (their drawables were searched).
     pub nodes_read: usize,
+    /// Bytes of drawable records decoded (tags included), plus the stub
+    /// bytes decoded by a preview: what the query materialised.
     pub bytes_read: u64,
-}
-
-impl QueryStats {
-    fn add(&mut self, e: &DirEntry) {
-        self.nodes_read += 1;
-        self.bytes_read += e.ptr.size.max(0) as u64;
-    }
+    /// Bytes of node blocks walked to build their tables (cache misses).
+    pub bytes_indexed: u64,
+    /// Nodes whose table came from the cache.
+    pub cache_hits: usize,
 }
 
 /// Result of [`Slog2File::window`]: drawables in drawing order.
@@ -138,6 +154,12 @@ pub struct Slog2File {
     /// First directory position of each node ID.
     node_index: FxHashMap<NodeId, usize>,
     root: usize,
+    /// Per-depth interval index of `directory` (built on open).
+    dir_index: DirIndex,
+    /// Tables of recently queried nodes (bounded, shared by threads).
+    cache: NodeCache,
+    /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
+    map_touched: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Slog2File {
@@ -282,7 +304,10 @@ impl Slog2File {
             categories,
             category_index,
             ycoordmaps,
+            dir_index: DirIndex::new(&directory),
             directory,
+            cache: NodeCache::new(index::limit_from_env()),
+            map_touched: std::sync::atomic::AtomicU64::new(0),
             node_index,
             root,
         })
@@ -407,55 +432,169 @@ impl Slog2File {
         Ok(TimeBox::new(t0, t1))
     }
 
+    // -----------------------------------------------------------------------
+    // Node tables and the cache (see `index`)
+
+    /// The byte limit of the node cache (see [`index`] for the default and
+    /// the environment variable).
+    pub fn node_cache_limit(&self) -> usize {
+        self.cache.stats().limit
+    }
+
+    /// Set the byte limit of the node cache; `0` disables caching. Tables
+    /// over the new limit are dropped at once. Safe while other threads query.
+    pub fn set_node_cache_limit(&self, bytes: usize) {
+        self.cache.set_limit(bytes);
+    }
+
+    /// What the node cache holds now.
+    pub fn node_cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// The block of the directory entry at `pos` and its file offset.
+    fn block(&self, pos: u32) -> Result<(&[u8], u64)> {
+        let e = &self.directory[pos as usize];
+        let r = e.ptr.range("tree node", self.file_len())?;
+        Ok((&self.as_bytes()[r], e.ptr.offset as u64))
+    }
+
+    /// The table of the node at directory position `pos`, from the cache or
+    /// walked now (and cached).
+    fn node_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
+        if let Some(t) = self.cache.get(pos) {
+            stats.cache_hits += 1;
+            return Ok(t);
+        }
+        let (block, base) = self.block(pos)?;
+        let t = Arc::new(NodeTable::new(format::scan_node(block, base)?));
+        stats.bytes_indexed += block.len() as u64;
+        self.cache.insert(pos, t.clone());
+        self.note_touched(block.len() as u64);
+        Ok(t)
+    }
+
+    /// Count map bytes faulted in; past [`MAP_TRIM_BYTES`], drop this
+    /// process's mappings of the file's pages so RSS stays bounded.
+    fn note_touched(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        let Backing::Mapped(map) = &self.backing else {
+            return;
+        };
+        let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
+        if before + bytes < MAP_TRIM_BYTES {
+            return;
+        }
+        self.map_touched.store(0, Ordering::Relaxed);
+        // SAFETY: the map is a read-only shared mapping of a file that is
+        // not modified while mapped (the same assumption as the map itself,
+        // module docs). MADV_DONTNEED only removes our page-table entries:
+        // the next access, from any thread, faults the same file bytes back
+        // from the page cache, so no slice into the map changes value. A
+        // failure only leaves RSS as it was.
+        let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+    }
+
+    /// The records of the nodes of depth `>= min_depth` that intersect `w`:
+    /// nodes in directory order, each node's records nestless then nestable
+    /// in stored order (the order a full decode of each node yields them).
+    /// `f` gets the node's position, table and each hit.
+    fn for_each_hit(
+        &self,
+        w: TimeBox,
+        min_depth: i16,
+        stats: &mut QueryStats,
+        mut f: impl FnMut(u32, &NodeTable, &RecordKey) -> Result<()>,
+    ) -> Result<()> {
+        let mut nodes = Vec::new();
+        self.dir_index.overlapping(w, min_depth, &mut nodes);
+        for pos in nodes {
+            let t = self.node_table(pos, stats)?;
+            stats.nodes_read += 1;
+            for k in t.hits(w) {
+                stats.bytes_read += k.len as u64;
+                f(pos, &t, k)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A decoder over exactly the record `k` of the node at `pos`.
+    fn hit_decoder(&self, pos: u32, k: &RecordKey) -> Result<format::Decoder<'_>> {
+        let (block, base) = self.block(pos)?;
+        let at = k.offset as usize;
+        let rec = block
+            .get(at..at + k.len as usize)
+            .ok_or_else(|| Error::malformed("tree node", base, "record outside its block"))?;
+        Ok(format::Decoder::new(rec, base + at as u64, "tree node"))
+    }
+
+    /// Decode the record `k` of the node at `pos`.
+    fn decode_hit(&self, pos: u32, k: &RecordKey) -> Result<Drawable> {
+        format::decode_drawable(&mut self.hit_decoder(pos, k)?)
+    }
+
+    /// The intersecting records of nodes of depth `>= min_depth`, in drawing
+    /// order (stable: ties keep node and list order, as a full decode and a
+    /// stable sort would).
+    fn sorted_hits(
+        &self,
+        w: TimeBox,
+        min_depth: i16,
+        stats: &mut QueryStats,
+    ) -> Result<Vec<(u32, RecordKey)>> {
+        let mut hits: Vec<(u32, RecordKey)> = Vec::new();
+        self.for_each_hit(w, min_depth, stats, |pos, _, k| {
+            hits.push((pos, *k));
+            Ok(())
+        })?;
+        sort_hits(&mut hits);
+        Ok(hits)
+    }
+
+    /// The records of a window query in drawing order, and its stats.
+    fn window_hits(&self, t0: f64, t1: f64) -> Result<(Vec<(u32, RecordKey)>, QueryStats)> {
+        let w = Self::check_window(t0, t1)?;
+        let mut stats = QueryStats::default();
+        let hits = self.sorted_hits(w, i16::MIN, &mut stats)?;
+        Ok((hits, stats))
+    }
+
     /// Every drawable whose time box intersects the closed window `[t0, t1]`,
-    /// in drawing order, each exactly once. Decodes only the nodes whose
-    /// directory box intersects the window, without their shadows.
+    /// in drawing order, each exactly once. Finds the intersecting nodes
+    /// through the directory index, searches their (cached) tables and
+    /// decodes only the records that intersect (see [`index`]).
     /// `t0 > t1` or a NaN bound is an `InvalidArgument` error.
     pub fn window(&self, t0: f64, t1: f64) -> Result<Window> {
-        let mut keyed: Vec<(TimeBox, Drawable)> = Vec::new();
-        let stats = self.window_impl(t0, t1, |tb, d| keyed.push((tb, d)))?;
-        Ok(Window {
-            drawables: sort_drawables(keyed),
-            stats,
-        })
+        let (hits, stats) = self.window_hits(t0, t1)?;
+        let drawables = hits
+            .iter()
+            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Window { drawables, stats })
     }
 
     /// The same drawables as [`window`](Self::window), streamed: memory holds
-    /// one node at a time, so the order is node by node in directory order
-    /// (each node's drawables in drawing order), not globally sorted.
+    /// one node's hits at a time, so the order is node by node in directory
+    /// order (each node's drawables in drawing order), not globally sorted.
     pub fn window_each(
         &self,
         t0: f64,
         t1: f64,
         mut f: impl FnMut(&Drawable),
     ) -> Result<QueryStats> {
-        self.window_impl(t0, t1, |_, d| f(&d))
-    }
-
-    fn window_impl(
-        &self,
-        t0: f64,
-        t1: f64,
-        mut f: impl FnMut(TimeBox, Drawable),
-    ) -> Result<QueryStats> {
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
-        for e in &self.directory {
-            if !e.time_box.overlaps(&w) {
-                continue;
-            }
-            let node = self.read_node(e, NodeParts::Drawables)?;
-            stats.add(e);
-            let mut keyed: Vec<(TimeBox, Drawable)> = node
-                .nestless
-                .into_iter()
-                .chain(node.nestable)
-                .map(|d| (d.time_box(), d))
-                .filter(|(tb, _)| tb.overlaps(&w))
-                .collect();
-            keyed.sort_by(keyed_cmp);
-            for (tb, d) in keyed {
-                f(tb, d);
+        let mut nodes = Vec::new();
+        self.dir_index.overlapping(w, i16::MIN, &mut nodes);
+        for pos in nodes {
+            let t = self.node_table(pos, &mut stats)?;
+            stats.nodes_read += 1;
+            let mut hits: Vec<&RecordKey> = t.hits(w).collect();
+            hits.sort_by(|a, b| key_cmp(a, b));
+            for k in hits {
+                stats.bytes_read += k.len as u64;
+                f(&self.decode_hit(pos, k)?);
             }
         }
         Ok(stats)
@@ -472,6 +611,10 @@ impl Slog2File {
     ///   [`window`](Self::window) and no shadows.
     /// * `depth` above the root's depth reads just the root (if it intersects):
     ///   its drawables plus the shadows of all its stubs.
+    ///
+    /// Only the directory index, the node tables (cached) and the stubs of
+    /// the lowest loaded level are read: the real drawables decoded are those
+    /// returned.
     pub fn preview(&self, t0: f64, t1: f64, depth: i16) -> Result<Preview> {
         if depth <= 0 {
             let w = self.window(t0, t1)?;
@@ -483,38 +626,33 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
-        let mut keyed: Vec<(TimeBox, Drawable)> = Vec::new();
-        let mut shadows: Vec<Shadow> = Vec::new();
         let root = self.root();
         let just_root = depth > root.id.depth;
-        let loaded: Vec<&DirEntry> = if just_root {
-            vec![root]
+        let mut nodes: Vec<u32> = Vec::new();
+        if just_root {
+            if root.time_box.overlaps(&w) {
+                nodes.push(self.root as u32);
+            }
         } else {
-            self.directory
-                .iter()
-                .filter(|e| e.id.depth >= depth)
-                .collect()
-        };
-        for e in loaded {
-            if !e.time_box.overlaps(&w) {
-                continue;
+            self.dir_index.overlapping(w, depth, &mut nodes);
+        }
+        let mut hits: Vec<(u32, RecordKey)> = Vec::new();
+        let mut shadows: Vec<Shadow> = Vec::new();
+        for pos in nodes {
+            let t = self.node_table(pos, &mut stats)?;
+            stats.nodes_read += 1;
+            for k in t.hits(w) {
+                stats.bytes_read += k.len as u64;
+                hits.push((pos, *k));
             }
             // Only nodes whose children lie below `depth` contribute shadows.
-            let want_stubs = just_root || e.id.depth <= depth;
-            let parts = if want_stubs {
-                NodeParts::All
-            } else {
-                NodeParts::Drawables
-            };
-            let node = self.read_node(e, parts)?;
-            stats.add(e);
-            for d in node.nestless.into_iter().chain(node.nestable) {
-                let tb = d.time_box();
-                if tb.overlaps(&w) {
-                    keyed.push((tb, d));
-                }
+            let e = &self.directory[pos as usize];
+            if !(just_root || e.id.depth <= depth) {
+                continue;
             }
-            for stub in node.stubs {
+            let (block, base) = self.block(pos)?;
+            stats.bytes_read += (block.len() - t.stubs_at.min(block.len())) as u64;
+            for stub in format::decode_stubs(block, base, t.stubs_at)? {
                 if stub.entry.id.depth >= depth {
                     continue;
                 }
@@ -525,9 +663,14 @@ impl Slog2File {
                 }
             }
         }
+        sort_hits(&mut hits);
+        let drawables = hits
+            .iter()
+            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .collect::<Result<Vec<_>>>()?;
         shadows.sort_by(|a, b| a.drawing_cmp(b));
         Ok(Preview {
-            drawables: sort_drawables(keyed),
+            drawables,
             shadows,
             stats,
         })
@@ -556,6 +699,44 @@ impl Slog2File {
 /// The placeholder category the reference invents for an undefined index.
 pub fn unknown_category(index: i32) -> Category {
     Category::placeholder(index)
+}
+
+fn drawing_key(k: &RecordKey) -> DrawingKey {
+    DrawingKey::new(
+        TimeBox::new(k.start, k.end),
+        k.category,
+        k.first_line,
+        k.last_line,
+    )
+}
+
+/// Stable sort of hits into drawing order. The hits arrive as one sorted run
+/// per node list, which the standard stable sort detects and merges; the
+/// keys are computed once (integers compare faster than `drawing_order`).
+fn sort_hits(hits: &mut Vec<(u32, RecordKey)>) {
+    let mut keyed: Vec<(DrawingKey, u32, RecordKey)> = hits
+        .drain(..)
+        .map(|(p, k)| (drawing_key(&k), p, k))
+        .collect();
+    keyed.sort_by_key(|a| a.0);
+    hits.extend(keyed.into_iter().map(|(_, p, k)| (p, k)));
+}
+
+fn key_cmp(a: &RecordKey, b: &RecordKey) -> std::cmp::Ordering {
+    drawing_order(
+        (
+            TimeBox::new(a.start, a.end),
+            a.category,
+            a.first_line,
+            a.last_line,
+        ),
+        (
+            TimeBox::new(b.start, b.end),
+            b.category,
+            b.first_line,
+            b.last_line,
+        ),
+    )
 }
 
 fn keyed_cmp(a: &(TimeBox, Drawable), b: &(TimeBox, Drawable)) -> std::cmp::Ordering {

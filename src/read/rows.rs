@@ -145,7 +145,7 @@ impl Rows {
         r
     }
 
-    fn with_capacity(n: usize) -> Rows {
+    pub(super) fn with_capacity(n: usize) -> Rows {
         let mut info_offset = Vec::with_capacity(n + 1);
         info_offset.push(0);
         Rows {
@@ -165,7 +165,7 @@ impl Rows {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_row(
+    pub(super) fn push_row(
         &mut self,
         kind: u8,
         category: i32,
@@ -211,7 +211,7 @@ impl Rows {
         );
     }
 
-    fn push_drawable(&mut self, d: &Drawable) {
+    pub(super) fn push_drawable(&mut self, d: &Drawable) {
         match d {
             Drawable::Primitive(p) => self.push_primitive(p, -1),
             Drawable::Composite(c) => {
@@ -234,7 +234,7 @@ impl Rows {
         }
     }
 
-    fn push_shadow(&mut self, s: &Shadow) {
+    pub(super) fn push_shadow(&mut self, s: &Shadow) {
         let row = self.len() as i32;
         let b = s.time_box;
         let l0 = s.vertices.first().map_or(0, |v| v.line);
@@ -259,6 +259,52 @@ impl Rows {
     }
 }
 
+/// Pushes the parts of one record straight into the columns.
+struct RowSink<'a> {
+    rows: &'a mut Rows,
+    /// The record's key: a composite's box and first/last lines.
+    key: &'a crate::format::RecordKey,
+    parent: i32,
+}
+
+impl crate::format::RecordSink for RowSink<'_> {
+    fn composite(&mut self, category: i32, info: &[u8], members: usize) {
+        let k = self.key;
+        self.parent = self.rows.len() as i32;
+        self.rows.push_row(
+            ROW_COMPOSITE,
+            category,
+            (k.start, k.end),
+            (k.start, k.first_line),
+            (k.end, k.last_line),
+            -1,
+            members as i64,
+            info,
+        );
+    }
+
+    fn primitive(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: crate::model::TimeBox,
+        first: crate::model::Vertex,
+        last: crate::model::Vertex,
+        member: bool,
+    ) {
+        self.rows.push_row(
+            ROW_PRIMITIVE,
+            category,
+            (tbox.start, tbox.end),
+            (first.time, first.line),
+            (last.time, last.line),
+            if member { self.parent } else { -1 },
+            1,
+            info,
+        );
+    }
+}
+
 fn composite_len(d: &Drawable) -> usize {
     match d {
         Drawable::Composite(c) => c.members.len(),
@@ -279,9 +325,23 @@ impl From<Preview> for Rows {
 }
 
 impl Slog2File {
-    /// [`window`](Self::window) as columns.
+    /// [`window`](Self::window) as columns: the same index, tables and
+    /// cache; each intersecting record is decoded on the stack and pushed
+    /// straight into the columns (no `Vec<Drawable>` in between).
     pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
-        self.window(t0, t1).map(Rows::from)
+        let (hits, stats) = self.window_hits(t0, t1)?;
+        let mut rows = Rows::with_capacity(hits.len());
+        for (pos, k) in &hits {
+            let mut d = self.hit_decoder(*pos, k)?;
+            let mut sink = RowSink {
+                rows: &mut rows,
+                key: k,
+                parent: -1,
+            };
+            crate::format::visit_drawable(&mut d, &mut sink)?;
+        }
+        rows.stats = stats;
+        Ok(rows)
     }
 
     /// [`preview`](Self::preview) as columns. Any `depth` is accepted: `<= 0`

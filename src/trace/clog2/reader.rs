@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 /// Size of the preamble at offset 0.
 pub const PREAMBLE_SIZE: usize = 1024;
 /// Size of every record header.
-pub const HEADER_SIZE: usize = 24;
+pub const RECORD_HEADER_SIZE: usize = 24;
 /// The only version the reference accepts.
 pub const VERSION: &str = "CLOG-02.44";
 /// Largest block size accepted from a stream whose length is unknown (the
@@ -297,7 +297,7 @@ pub struct RawRecord {
 impl RawRecord {
     /// Header and body bytes.
     pub fn byte_size(&self) -> usize {
-        HEADER_SIZE + body_size(self.rectype).unwrap_or(0)
+        RECORD_HEADER_SIZE + body_size(self.rectype).unwrap_or(0)
     }
 }
 
@@ -427,9 +427,9 @@ impl<R: Read> Clog2Reader<R> {
         }
         let preamble = Preamble::parse(&pre)?;
         let bs = preamble.block_size as i64;
-        if bs < HEADER_SIZE as i64 || bs % 8 != 0 {
+        if bs < RECORD_HEADER_SIZE as i64 || bs % 8 != 0 {
             return Err(bad_preamble(format!(
-                "block_size {bs} must be a multiple of 8 and at least {HEADER_SIZE}"
+                "block_size {bs} must be a multiple of 8 and at least {RECORD_HEADER_SIZE}"
             )));
         }
         let limit = file_len.map_or(MAX_BLOCK_SIZE, |l| l as i64 - PREAMBLE_SIZE as i64);
@@ -538,7 +538,7 @@ impl<R: Read> Clog2Reader<R> {
         }
         let offset = self.offset();
         let bs = self.block.len();
-        if self.pos + HEADER_SIZE > bs {
+        if self.pos + RECORD_HEADER_SIZE > bs {
             return Err(Error::malformed(
                 "CLOG2 record",
                 offset,
@@ -548,7 +548,7 @@ impl<R: Read> Clog2Reader<R> {
                 ),
             ));
         }
-        let h = &self.block[self.pos..self.pos + HEADER_SIZE];
+        let h = &self.block[self.pos..self.pos + RECORD_HEADER_SIZE];
         let o = self.order;
         let time = o.f64(h, 0);
         let icomm = o.i32(h, 8);
@@ -562,14 +562,14 @@ impl<R: Read> Clog2Reader<R> {
                 format!("unknown record type {rt}"),
             ));
         };
-        let body_at = self.pos + HEADER_SIZE;
+        let body_at = self.pos + RECORD_HEADER_SIZE;
         if body_at + size > bs {
             return Err(Error::malformed(
                 "CLOG2 record",
                 offset,
                 format!(
                     "record of type {rt} ({} bytes) runs past the end of block {}",
-                    HEADER_SIZE + size,
+                    RECORD_HEADER_SIZE + size,
                     self.block_index
                 ),
             ));
@@ -577,7 +577,7 @@ impl<R: Read> Clog2Reader<R> {
         let body = decode_body(o, rt, &self.block[body_at..body_at + size]);
         self.pos = body_at + size;
         self.records += 1;
-        self.record_bytes += (HEADER_SIZE + size) as u64;
+        self.record_bytes += (RECORD_HEADER_SIZE + size) as u64;
         match rt {
             rectype::ENDBLOCK => self.loaded = false,
             rectype::ENDLOG => self.done = true,
