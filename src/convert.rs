@@ -322,6 +322,26 @@ pub fn convert(
     Ok(summary)
 }
 
+/// Refuse to write `output` over `input` (the same file under any name:
+/// same device and inode, so hard links and `./x` vs `x` count). The
+/// writer's rename would otherwise replace the user's trace with its
+/// conversion, and the source reads its input while the output is written.
+/// An output that does not exist yet is always fine.
+pub fn check_output_is_not_input(input: &Path, output: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(i), Ok(o)) = (std::fs::metadata(input), std::fs::metadata(output)) else {
+        return Ok(());
+    };
+    if i.dev() == o.dev() && i.ino() == o.ino() {
+        return Err(Error::InvalidArgument(format!(
+            "the output {} is the input file {}: choose another output name (the input would be replaced)",
+            output.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Hand one record to the writer.
 fn add(w: &mut Slog2Writer, rec: Record) -> Result<()> {
     match rec {

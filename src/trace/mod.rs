@@ -14,7 +14,9 @@
 //! (`plugin`). [`TraceSource::next_records`] hands records over in bulk, so a
 //! parallel source passes whole vectors to the converter.
 
-use crate::error::Result;
+use std::io::Read;
+
+use crate::error::{Error, Result};
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
 pub mod plugin;
@@ -113,9 +115,34 @@ pub fn open_source_with(
     path: &std::path::Path,
     parse_threads: usize,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    if slog2::Slog2Source::looks_like(path) {
+    // Sniff the format from the first bytes of the one handle we read from:
+    // a pipe or FIFO cannot be reopened or rewound, so the sniffed bytes are
+    // handed back to the text parser in front of the rest of the stream
+    // (opening the path a second time lost the first record of a pipe).
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let regular = f.metadata().is_ok_and(|m| m.is_file());
+    let mut head = Vec::with_capacity(slog2::MAGIC.len());
+    std::io::Read::by_ref(&mut f)
+        .take(slog2::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if head == slog2::MAGIC {
+        if !regular {
+            return Err(Error::Unsupported(format!(
+                "{}: an SLOG-2 input must be a regular file (it is memory-mapped), not a pipe or device",
+                path.display()
+            )));
+        }
         return Ok(Box::new(slog2::Slog2Source::open(path)?));
     }
+    if !regular {
+        let name = path.display().to_string();
+        return Ok(Box::new(text::TextSource::from_read(
+            &name,
+            std::io::Cursor::new(head).chain(f),
+        )));
+    }
+    drop(f);
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
         0 => {

@@ -53,6 +53,8 @@ use crate::format::{self, BlockPtr, DirEntry, Header, Stub, NODE_OVERHEAD};
 use crate::model::*;
 use shadow::ShadowBuf;
 
+pub mod temp;
+
 /// Tree shape options (the converter's `-nc` and `-ls`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -275,6 +277,9 @@ impl OpenNode {
 pub struct Slog2Writer {
     target: PathBuf,
     tmp: Option<tempfile::NamedTempFile>,
+    /// Lists `tmp` for [`temp::remove_temp_files`] until it is renamed or
+    /// removed (dropped after `tmp`: fields drop in declaration order).
+    registered: Option<temp::Registered>,
     /// For the blocks after the tree (nodes go through `encoder`).
     file: std::fs::File,
     encoder: Encoder,
@@ -324,9 +329,22 @@ impl Slog2Writer {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if !dir.is_dir() {
+            return Err(Error::io(
+                &dir,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "the output directory of {} does not exist or is not a directory",
+                        target.display()
+                    ),
+                ),
+            ));
+        }
+        temp::clean_stale(&dir, &name);
         let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".partial")
+            .prefix(&temp::prefix(&name))
+            .suffix(temp::suffix())
             // A normal new file's mode (umask applies), not tempfile's 0600.
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&dir)
@@ -346,6 +364,7 @@ impl Slog2Writer {
         let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64, block_thread)?;
         Ok(Slog2Writer {
             target,
+            registered: Some(temp::Registered::new(tmp.path())),
             tmp: Some(tmp),
             file,
             encoder,
@@ -478,7 +497,12 @@ impl Slog2Writer {
         // The vertex envelope exactly as `TimeBox::widen` builds it.
         let tbox = TimeBox::new(if b < a { b } else { a }, if b > a { b } else { a });
         let ordered = self.last_end.is_none_or(|prev| tbox.end >= prev);
-        if !(a.is_finite() && b.is_finite() && ordered && p.info.len() <= i16::MAX as usize) {
+        if !(a.is_finite()
+            && b.is_finite()
+            && ordered
+            && p.category >= 0
+            && p.info.len() <= i16::MAX as usize)
+        {
             return self.add_any(Drawable::Primitive(p));
         }
         let rec = p.byte_size();
@@ -563,6 +587,21 @@ impl Slog2Writer {
             detail: e.to_string(),
             location: String::new(),
         })?;
+        // Negative indices belong to the preview categories the writer
+        // makes itself: a drawable using one would give a file that every
+        // reader (ours, the reference) rejects.
+        if let Some(c) = std::iter::once(d.category())
+            .chain(d.primitives().iter().map(|p| p.category))
+            .find(|&c| c < 0)
+        {
+            return Err(Error::InvalidDrawable {
+                index,
+                detail: format!(
+                    "category index {c} is negative; negative indices are reserved for preview categories"
+                ),
+                location: String::new(),
+            });
+        }
         let mut d = d;
         if let Drawable::Composite(c) = &mut d {
             c.members.sort_by(Primitive::drawing_cmp);
@@ -750,6 +789,7 @@ impl Slog2Writer {
             .take()
             .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
         tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        self.registered = None;
 
         let mut s = std::mem::take(&mut self.summary);
         s.categories = cats.len();
