@@ -159,25 +159,26 @@ int main(int argc, char **argv) {
     /* Bulk window query: size, too small, then the real thing. */
     int rows = 0, ib = 0;
     CHECK_EQ(SLOG2_Query_window_size(f, 0.0015, 0.002, -1, &rows, &ib), SLOG2_OK);
-    CHECK_EQ(rows, 6);
-    CHECK_EQ(ib, 3 * 8 + 8);
-    int kind[16], qcat[16], l0[16], l1[16], ioff[16], ilen[16]; double qs[16], qe[16]; long long nreal[16];
-    SLOG2_Query_columns cols = {kind, qcat, qs, qe, l0, l1, (int64_t *)nreal, ioff, ilen};
-    char qinfo[64]; int pos = 0, qip = 0, n_out = 0;
+    /* 6 drawables; the composites' 10 members follow them as rows of their own. */
+    CHECK_EQ(rows, 16);
+    CHECK_EQ(ib, 48);
+    int kind[32], qcat[32], l0[32], l1[32], ioff[32], ilen[32]; double qs[32], qe[32]; long long nreal[32];
+    SLOG2_Query_columns cols = {kind, qcat, qs, qe, l0, l1, (int64_t *)nreal, ioff, ilen, NULL, NULL, NULL};
+    char qinfo[128]; int pos = 0, qip = 0, n_out = 0;
     SLOG2_Query_stats stats;
     CHECK_EQ(SLOG2_Query_window(f, 0.0015, 0.002, &n_out, &cols, &pos, 3, qinfo, &qip, 64, &stats), SLOG2_ERR_ARRAY_TOO_SMALL);
-    CHECK_EQ(n_out, 6);
+    CHECK_EQ(n_out, 16);
     CHECK_EQ(pos, 0);
-    CHECK_EQ(SLOG2_Query_window(f, 0.0015, 0.002, &n_out, &cols, &pos, 16, qinfo, &qip, 64, &stats), SLOG2_OK);
-    CHECK_EQ(n_out, 6);
-    CHECK_EQ(pos, 6);
-    CHECK_EQ(qip, 32);
+    CHECK_EQ(SLOG2_Query_window(f, 0.0015, 0.002, &n_out, &cols, &pos, 32, qinfo, &qip, 128, &stats), SLOG2_OK);
+    CHECK_EQ(n_out, 16);
+    CHECK_EQ(pos, 16);
+    CHECK_EQ(qip, 48);
     CHECK_EQ(stats.nodes_read, 1);
     CHECK(qs[0] <= qs[1]);
     /* Preview at depth 0 = the window. */
     pos = 0; qip = 0;
-    CHECK_EQ(SLOG2_Query_preview(f, 0.0, 1.0, 0, &n_out, &cols, &pos, 16, qinfo, &qip, 64, NULL), SLOG2_OK);
-    CHECK_EQ(n_out, 9);
+    CHECK_EQ(SLOG2_Query_preview(f, 0.0, 1.0, 0, &n_out, &cols, &pos, 32, qinfo, &qip, 128, NULL), SLOG2_OK);
+    CHECK_EQ(n_out, 23);
     int wn = 0, wpos = 0;
     CHECK_EQ(SLOG2_Query_preview_weights(f, 0.0, 1.0, 0, &wn, NULL, NULL, NULL, NULL, NULL, &wpos, 0), SLOG2_OK);
     CHECK_EQ(wn, 0);

@@ -4,8 +4,12 @@
  *
  * Return codes: SLOG2_OK (0) or a positive SLOG2_ERR_* code; static text from
  * SLOG2_Get_err_string, the detail of the last error on the calling thread from
- * SLOG2_Get_last_error. Thread safety: every function may be called from any
- * thread; calls on all SLOG2 handles serialise on one lock.
+ * SLOG2_Get_last_error; every function may also return SLOG2_ERR_PANIC (an
+ * internal error caught at the boundary). Thread safety: every function may be
+ * called from any thread; calls on one writer serialise on its lock, queries on
+ * one reader run concurrently, different handles never wait for each other.
+ * Handles of this API and of trace_API.h come from one counter and never
+ * collide: a TRACE_file passed here is SLOG2_ERR_BAD_HANDLE.
  * Four-argument arrays (n_out, base, pos, max): max is the total capacity in
  * elements, pos the first free slot (in/out); a too-small array returns
  * SLOG2_ERR_ARRAY_TOO_SMALL and nothing is written.
@@ -27,7 +31,7 @@
 #define SLOG2_ERR_NULL_ARG 1
 
 /*
- Unknown, closed or NULL `SLOG2_File` handle.
+ Unknown, closed or NULL `SLOG2_File` handle (or a TRACE handle).
  */
 #define SLOG2_ERR_BAD_HANDLE 2
 
@@ -47,12 +51,12 @@
 #define SLOG2_ERR_BAD_ARG 5
 
 /*
- Operating-system I/O error.
+ Operating-system I/O error (the detail names the file).
  */
 #define SLOG2_ERR_IO 6
 
 /*
- The file is not a valid SLOG-2 2.0.6 file.
+ The file is not a valid SLOG-2 2.0.6 file (the detail gives the byte offset).
  */
 #define SLOG2_ERR_FORMAT 7
 
@@ -82,12 +86,38 @@
 #define SLOG2_ERR_PANIC 12
 
 /*
- Row kinds in query results.
+ A trace record could not be parsed (the detail gives file:line:column).
+ */
+#define SLOG2_ERR_PARSE 13
+
+/*
+ A drawable breaks a rule of the format (box, vertices, category, info payload).
+ */
+#define SLOG2_ERR_INVALID_DRAWABLE 14
+
+/*
+ The request is valid but not supported by this implementation.
+ */
+#define SLOG2_ERR_UNSUPPORTED 15
+
+/*
+ A trace source (e.g. an external TRACE-API library) reported an error.
+ */
+#define SLOG2_ERR_SOURCE 16
+
+/*
+ Row kind: a primitive (top level, or a member after its composite's row).
  */
 #define SLOG2_KIND_PRIMITIVE 0
 
+/*
+ Row kind: a composite (its members follow it).
+ */
 #define SLOG2_KIND_COMPOSITE 1
 
+/*
+ Row kind: a preview shadow.
+ */
 #define SLOG2_KIND_SHADOW 2
 
 /*
@@ -179,10 +209,21 @@ typedef struct SLOG2_Query_columns {
    */
   int64_t *num_real;
   /*
-   Offset of the row's info bytes in `info_base`, and their count.
+   Offset of the row's info bytes in `info_base` (-1 when none), and their count.
    */
   int *info_offset;
   int *info_len;
+  /*
+   Time of the first and of the last vertex (shadows: box start and end):
+   an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+   */
+  double *time0;
+  double *time1;
+  /*
+   Row of the composite a member row belongs to (members follow their
+   composite's row), else -1.
+   */
+  int *parent;
 } SLOG2_Query_columns;
 
 /*
@@ -208,26 +249,47 @@ extern "C" {
 
 /*
  Open `filename` for writing (`mode` 'w') or reading ('r'). Writing goes to a
- temporary file beside `filename`, renamed over it by SLOG2_Close.
+ temporary file beside `filename`, renamed over it by SLOG2_Close. `*fp` is
+ set to the handle, or to NULL on failure.
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (mode),
+ SLOG2_ERR_IO, SLOG2_ERR_FORMAT (reading a damaged or non-SLOG-2 file).
+
+ # Safety
+ `filename` is NULL or a NUL-terminated string; `fp` is NULL or valid for
+ writing one handle.
  */
 int SLOG2_Open(const char *filename, char mode, SLOG2_File *fp);
 
 /*
  Close and set `*fp` to NULL. Write mode: finishes the file (tree, categories,
  maps, directory, header) and renames it into place; on any error no file is
- left. A second close of the same handle returns SLOG2_ERR_BAD_HANDLE.
+ left. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG (`fp`), SLOG2_ERR_BAD_HANDLE
+ (unknown, closed: a second close), SLOG2_ERR_STATE (unbalanced tree-node
+ calls, a directory from SLOG2_Write_dir that differs), SLOG2_ERR_NO_DRAWABLES,
+ SLOG2_ERR_IO, SLOG2_ERR_INVALID_DRAWABLE.
+
+ # Safety
+ `fp` is NULL or valid for reading and writing one handle.
  */
 int SLOG2_Close(SLOG2_File *fp);
 
 /*
  Accepts a description. SLOG-2 2.0.6 has no description field, so it is not
  stored; kept for the draft's call sequence. Tree options: SLOG2_Write_header_ex.
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `description` is NULL or a NUL-terminated string.
  */
 int SLOG2_Write_header(SLOG2_File fp, const char *description);
 
 /*
  Set the tree options (children per node >= 2, leaf byte size >= 46) before
- the first category or drawable.
+ the first category, y-map or drawable. Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE, SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG, SLOG2_ERR_IO.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 int SLOG2_Write_header_ex(SLOG2_File fp, int children_per_node, int leaf_bytesize);
 
@@ -237,25 +299,50 @@ int SLOG2_Write_header_ex(SLOG2_File fp, int children_per_node, int leaf_bytesiz
  `"message\0msg_tag=%d, msg_size=%d"`). `methods` is NULL or a NULL-terminated
  array of method names (`"CONNECT_COMPOSITE_STATE"` or a decimal ID);
  `method_extra` is accepted and ignored (2.0.6 stores no method text).
- `head->index == -1` closes the category list.
+ `head->index == -1` closes the category list. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (shape, colour, width, name, label,
+ method), SLOG2_ERR_STATE (list closed), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `head` is NULL or a valid struct; `category_text` is NULL or holds
+ `category_text_length` bytes; `methods` is NULL or a NULL-terminated array
+ of NUL-terminated strings.
  */
 int SLOG2_Write_category(SLOG2_File fp, const struct SLOG2_Category_head_t *head, int category_text_length, const char *category_text, const char *const *methods, const char *const *method_extra);
 
 /*
- Define a category from separate C strings (label may be NULL) and method IDs.
+ Define a category from separate C strings (label may be NULL) and method
+ IDs. Returns as SLOG2_Write_category.
+
+ # Safety
+ `head` is NULL or a valid struct; `name` and `label` are NULL or
+ NUL-terminated strings; `methods` holds `nmethods` ints (or is NULL when 0).
  */
 int SLOG2_Write_category_ex(SLOG2_File fp, const struct SLOG2_Category_head_t *head, const char *name, const char *label, int nmethods, const int *methods);
 
 /*
  A one-column y-coordinate map named `class_name`: line `in_coord_val[i]`
  maps to `out_coord_val[i]` for `i < ncoords`; `coord_label` is NULL or an
- array whose first string labels the value column.
+ array whose first string labels the value column. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `class_name` is a NUL-terminated string; `in_coord_val` and
+ `out_coord_val` hold `ncoords` ints; `coord_label` is NULL or points to a
+ string pointer (NULL or NUL-terminated).
  */
 int SLOG2_Write_coord_class(SLOG2_File fp, const char *class_name, int ncoords, const int *in_coord_val, int *out_coord_val, const char *const *coord_label);
 
 /*
  A y-coordinate map: `nrows` rows of `ncols` ints row-major (line ID first),
  `ncols - 1` column labels, method IDs (1 = CONNECT_COMPOSITE_STATE).
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `title` is a NUL-terminated string; `column_labels` holds `ncols - 1`
+ string pointers; `elems` holds `nrows * ncols` ints; `methods` holds
+ `nmethods` ints (or is NULL when 0).
  */
 int SLOG2_Write_ycoordmap_ex(SLOG2_File fp, const char *title, int nrows, int ncols, const char *const *column_labels, const int *elems, int nmethods, const int *methods);
 
@@ -263,8 +350,13 @@ int SLOG2_Write_ycoordmap_ex(SLOG2_File fp, const char *title, int nrows, int nc
  Add a primitive: `nt_coords` vertex times and as many line IDs
  (`ny_coords == nt_coords`), `ntext` info payload bytes (big-endian values
  for the category's label tokens). `starttime`/`endtime` must equal the
- envelope of the times. Drawables must come in non-decreasing end time
- (else SLOG2_ERR_ORDER).
+ envelope of the times. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG, SLOG2_ERR_ORDER (ends before the previous drawable),
+ SLOG2_ERR_INVALID_DRAWABLE, SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `t_coord` holds `nt_coords` doubles, `y_coord` `ny_coords` ints, `text`
+ `ntext` bytes (or is NULL when 0).
  */
 int SLOG2_Write_drawable_object(SLOG2_File fp, double starttime, double endtime, int category_index, int nt_coords, const double *t_coord, int ny_coords, const int *y_coord, int ntext, const char *text);
 
@@ -272,7 +364,13 @@ int SLOG2_Write_drawable_object(SLOG2_File fp, double starttime, double endtime,
  Add a composite of `nmembers` primitives. Member i has category
  `member_category[i]`, `member_nverts[i]` vertices taken in order from
  `t_coord`/`y_coord`, and `member_ninfo[i]` info bytes taken in order from
- `member_info` (may be NULL when all are 0).
+ `member_info` (may be NULL when all are 0). Returns as
+ SLOG2_Write_drawable_object.
+
+ # Safety
+ `info` holds `ninfo` bytes (or is NULL when 0); the three member arrays
+ hold `nmembers` ints; `t_coord`/`y_coord` hold the sum of
+ `member_nverts`; `member_info` the sum of `member_ninfo` bytes.
  */
 int SLOG2_Write_composite_ex(SLOG2_File fp, double starttime, double endtime, int category_index, int ninfo, const char *info, int nmembers, const int *member_category, const int *member_nverts, const double *t_coord, const int *y_coord, const int *member_ninfo, const char *member_info);
 
@@ -280,12 +378,20 @@ int SLOG2_Write_composite_ex(SLOG2_File fp, double starttime, double endtime, in
  Tree-node grouping hint. The library always builds the tree itself (the
  reference algorithm); start/end calls only have to nest properly, which is
  checked (an end without a start, or a start left open at close, is
- SLOG2_ERR_STATE and no file is written).
+ SLOG2_ERR_STATE and no file is written). Returns SLOG2_OK;
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 int SLOG2_Write_start_treenode(SLOG2_File fp);
 
 /*
- Closes a SLOG2_Write_start_treenode group (see there).
+ Closes a SLOG2_Write_start_treenode group (see there). Returns SLOG2_OK;
+ SLOG2_ERR_STATE (no open group), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 int SLOG2_Write_end_treenode(SLOG2_File fp);
 
@@ -293,109 +399,191 @@ int SLOG2_Write_end_treenode(SLOG2_File fp);
  The directory the caller expects (root first, as SLOG2_Read_dir returns
  it; depth, xpos and time boxes are compared, the other fields ignored).
  SLOG2_Close checks it against the tree actually built and, if they differ,
- returns SLOG2_ERR_STATE and leaves no file.
+ returns SLOG2_ERR_STATE and leaves no file. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `dir` holds `n_nodes` structs.
  */
 int SLOG2_Write_dir(SLOG2_File fp, const struct SLOG2_Treedir_node *dir, int n_nodes);
 
 /*
  Version text into `description` (NUL-terminated) and `*version` = 206.
  Returns the negative of the needed length (with the NUL) and writes
- nothing when `maxdesclen` is too small.
+ nothing when `maxdesclen` is too small; else SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `description` is NULL or valid for `maxdesclen` bytes; `version` is NULL
+ or valid for one int.
  */
 int SLOG2_Get_header(SLOG2_File fp, char *description, int maxdesclen, int *version);
 
 /*
- Time range of the whole file (the root node's box).
+ Time range of the whole file (the root node's box). Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `starttime` and `endtime` are NULL or valid for one double each.
  */
 int SLOG2_Get_total_time(SLOG2_File fp, double *starttime, double *endtime);
 
 /*
  The tree directory, root first (`dir[0]`, parent -1). `*n_nodes` gets the
  number of nodes; SLOG2_ERR_ARRAY_TOO_SMALL (nothing written) when `maxtree`
- is smaller — call with `maxtree` 0 to learn the size.
+ is smaller — call with `maxtree` 0 to learn the size. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `dir` is NULL or valid for `maxtree` structs; `n_nodes` NULL or valid for one int.
  */
 int SLOG2_Read_dir(SLOG2_File fp, struct SLOG2_Treedir_node *dir, int maxtree, int *n_nodes);
 
 /*
  The next category of the file (preview categories included, index < 0):
  head, label characters into `text`, name characters into `legend`
- (four-argument arrays, no NUL). SLOG2_ERR_EOF after the last one.
+ (four-argument arrays, no NUL). Returns SLOG2_OK; SLOG2_ERR_EOF after the
+ last one; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `head` is NULL or valid for one struct; each array base is NULL or valid
+ for its `max_*` bytes, each `*_pos` NULL or valid for one int.
  */
 int SLOG2_Get_next_category(SLOG2_File fp, struct SLOG2_Category_head_t *head, char *text_base, int *text_pos, int max_text, char *legend_base, int *legend_pos, int max_legend);
 
 /*
  Time box and sizes of the next drawable in drawing order: `nt_coords` and
  `ny_coords` = its vertices (a composite: all members' vertices), `n_text` =
- info payload bytes. SLOG2_ERR_EOF at the end. (The first call loads every
- drawable of the file; for large files use SLOG2_Query_window.)
+ info payload bytes. (The first call loads every drawable of the file; for
+ large files use SLOG2_Query_window.) Returns SLOG2_OK; SLOG2_ERR_EOF at the
+ end; SLOG2_ERR_NULL_ARG, SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ Every pointer is NULL or valid for one value.
  */
 int SLOG2_Peek_next_drawable(SLOG2_File fp, double *starttime, double *endtime, int *nt_coords, int *ny_coords, int *n_text);
 
 /*
  The next drawable: box, category, `ncoords` = 2 × vertices doubles written
  as `(time, lineID)` pairs into `coord_base`, and the info payload into
- `text_base` (four-argument arrays). Advances the position.
+ `text_base` (four-argument arrays). Advances the position. Returns as
+ SLOG2_Peek_next_drawable, plus SLOG2_ERR_BAD_ARG and SLOG2_ERR_ARRAY_TOO_SMALL.
+
+ # Safety
+ Scalar pointers are NULL or valid for one value; array bases are NULL or
+ valid for their `*_max` elements; positions NULL or valid for one int.
  */
 int SLOG2_Get_next_drawable(SLOG2_File fp, double *starttime, double *endtime, int *category_index, int *ncoords, double *coord_base, int *coord_pos, int coord_max, char *text_base, int *text_pos, int text_max);
 
 /*
  Index of the next drawable of SLOG2_Get_next_drawable; -1 on a bad handle.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 int64_t SLOG2_Get_position(SLOG2_File fp);
 
 /*
  Set the drawable position (draft form: no result; see SLOG2_Set_position_ex).
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 void SLOG2_Set_position(SLOG2_File fp, int64_t offset);
 
 /*
- Set the drawable position; SLOG2_ERR_BAD_ARG if outside `0..=count`.
+ Set the drawable position. Returns SLOG2_OK; SLOG2_ERR_BAD_ARG if outside
+ `0..=count`; SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
 int SLOG2_Set_position_ex(SLOG2_File fp, int64_t offset);
 
 /*
  Draft form: popup text of a payload for `category_index` into
  `instance_text` (NUL-terminated, truncated to `text_max`). The payload
- length is derived from the category's tokens (the draft passes none);
- prefer SLOG2_Get_drawable_text_ex.
+ length is derived from the category's tokens (the draft passes none), so
+ `drawable_text` must hold a whole payload of that category, as
+ SLOG2_Get_next_drawable returns it; prefer SLOG2_Get_drawable_text_ex.
+
+ # Safety
+ `drawable_text` is NULL or holds a complete payload for the category's
+ label; `instance_text` is NULL or valid for `text_max` bytes.
  */
 void SLOG2_Get_drawable_text(SLOG2_File fp, int category_index, const char *drawable_text, char *instance_text, int text_max);
 
 /*
  Popup text of `ninfo` payload bytes for `category_index`, NUL-terminated
- into `out` (SLOG2_ERR_ARRAY_TOO_SMALL when it does not fit; nothing written).
+ into `out` (the text `slog2 print` shows). Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL (nothing written), SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `info` holds `ninfo` bytes (or is NULL when 0); `out` is NULL or valid for
+ `out_max` bytes.
  */
 int SLOG2_Get_drawable_text_ex(SLOG2_File fp, int category_index, const char *info, int ninfo, char *out, int out_max);
 
 /*
- Number of y-coordinate maps in the file (the generated Identity Map included).
+ Number of y-coordinate maps in the file (the generated Identity Map
+ included). Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `n_maps` is NULL or valid for one int.
  */
 int SLOG2_Get_ycoordmap_count(SLOG2_File fp, int *n_maps);
 
 /*
  Map `i`: title (NUL-terminated into `title`, `title_max` bytes), shape,
  elements row-major (line ID first) through a four-argument array.
+ Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (no such map), SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `title` is NULL or valid for `title_max` bytes; scalar pointers NULL or
+ valid for one int; `elem_base` NULL or valid for `elem_max` ints.
  */
 int SLOG2_Get_ycoordmap(SLOG2_File fp, int i, char *title, int title_max, int *n_rows, int *n_columns, int *n_elems, int *elem_base, int *elem_pos, int elem_max);
 
 /*
- Label of value column `col` (0-based, the line-ID column excluded) of map `i`.
+ Label of value column `col` (0-based, the line-ID column excluded) of map
+ `i`. Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (no such map or column),
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `label` is NULL or valid for `label_max` bytes.
  */
 int SLOG2_Get_ycoordmap_label(SLOG2_File fp, int i, int col, char *label, int label_max);
 
 /*
  Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
- row each, written in columns at `pos` (capacity `max` rows) with info
- bytes packed into `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is
- written and `*n_out` holds the rows needed (so a first call with `max` 0
- sizes the arrays; SLOG2_Query_window_size gives both sizes). `stats` (may
- be NULL) gets the nodes and bytes the query read.
+ row each (a composite row is followed by its members' rows), written in
+ columns at `pos` (capacity `max` rows) with info bytes packed into
+ `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+ holds the rows needed (so a first call with `max` 0 sizes the arrays;
+ SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+ nodes and bytes the query read. Safe to call from many threads on one
+ handle. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (t0 > t1, NaN, negative pos/max, over 2^31 rows),
+ SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `n_out`, `pos`, `info_pos` NULL or valid for one int; `columns` NULL or a
+ valid struct whose non-NULL columns hold `max` elements; `info_base` NULL
+ or valid for `info_max` bytes; `stats` NULL or valid for one struct.
  */
 int SLOG2_Query_window(SLOG2_File fp, double t0, double t1, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
  Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
- (depth >= 0) would return.
+ (depth >= 0) would return. Returns as SLOG2_Query_window.
+
+ # Safety
+ `n_rows` and `n_info_bytes` are NULL or valid for one int each.
  */
 int SLOG2_Query_window_size(SLOG2_File fp, double t0, double t1, int depth, int *n_rows, int *n_info_bytes);
 
@@ -404,21 +592,31 @@ int SLOG2_Query_window_size(SLOG2_File fp, double t0, double t1, int depth, int 
  rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
  category -1/-2/-3, num_real) summarising the levels below. Same array
  conventions as SLOG2_Query_window; per-category weights of the shadows:
- SLOG2_Query_preview_weights.
+ SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+ root's reads just the root. Returns as SLOG2_Query_window
+ (SLOG2_ERR_BAD_ARG also for depth < 0).
+
+ # Safety
+ As SLOG2_Query_window.
  */
 int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
  Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
- entry per (shadow, category): `shadow` = index of the shadow among the
- preview's shadows (0-based, in row order), category, inclusive and
- exclusive ratio, count. Four-argument convention on `pos`/`max`; on
- SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries needed.
+ entry per (shadow, category): `shadow` = the shadow's row in the preview's
+ rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+ row ascending. Four-argument convention on `pos`/`max` (all five arrays
+ share them); on SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries
+ needed. Returns as SLOG2_Query_preview.
+
+ # Safety
+ `n_out` and `pos` NULL or valid for one int; the five arrays NULL or valid
+ for `max` elements each.
  */
 int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);
 
 /*
- Static text for an SLOG2 return code.
+ Static text for an SLOG2 return code (never NULL).
  */
 const char *SLOG2_Get_err_string(int ierr);
 

@@ -133,8 +133,16 @@ pub fn check_drawable(
     }
 }
 
+/// `a <= b`, false when either is NaN (a NaN time box is a causality error).
+fn ordered(a: f64, b: f64) -> bool {
+    matches!(
+        a.partial_cmp(&b),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
+}
+
 fn check_primitive(stated: TimeBox, p: &Primitive, what: &str) -> std::result::Result<(), String> {
-    if !(stated.start <= stated.end) {
+    if !ordered(stated.start, stated.end) {
         return Err(format!(
             "{what}violation of causality: start time {} > end time {}",
             stated.start, stated.end
@@ -156,7 +164,7 @@ fn check_composite(
     members: &[Primitive],
     member_boxes: &[TimeBox],
 ) -> std::result::Result<(), String> {
-    if !(stated.start <= stated.end) {
+    if !ordered(stated.start, stated.end) {
         return Err(format!(
             "composite: violation of causality: start time {} > end time {}",
             stated.start, stated.end

@@ -9,11 +9,14 @@
 //!
 //! Layers (see `docs/architecture.md` in the shared contracts):
 //! - [`model`]: categories, drawables, shadows, maps — no bytes, no files;
-//! - [`format`]: the byte codec of every block;
-//! - [`write`]: the one-pass tree writer (shadows, summaries, atomic output);
+//! - [`mod@format`]: the byte codec of every block;
+//! - [`mod@write`]: the one-pass tree writer (shadows, summaries, atomic output);
 //! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
 //! - [`trace`]: trace sources and the converter;
 //! - `capi`: the C ABI, a thin translation of the above.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
 pub mod capi;
 pub mod convert;

@@ -567,18 +567,14 @@ impl fmt::Display for NodeId {
     }
 }
 
+/// What drawing order looks at: the time box, the category index, and the
+/// line IDs of the first and of the last vertex.
+pub type DrawRank = (TimeBox, i32, i32, i32);
+
 /// Drawing order of the spec (§7.1): increasing start; equal start → decreasing
 /// end; then increasing category; then first line ID; then last line ID.
-pub fn drawing_order(
-    a_box: TimeBox,
-    a_cat: i32,
-    a_first: i32,
-    a_last: i32,
-    b_box: TimeBox,
-    b_cat: i32,
-    b_first: i32,
-    b_last: i32,
-) -> std::cmp::Ordering {
+pub fn drawing_order(a: DrawRank, b: DrawRank) -> std::cmp::Ordering {
+    let ((a_box, a_cat, a_first, a_last), (b_box, b_cat, b_first, b_last)) = (a, b);
     a_box
         .start
         .total_cmp(&b_box.start)
@@ -632,33 +628,22 @@ impl DrawingKey {
 }
 
 impl Drawable {
+    /// The drawable's [`DrawRank`], given its time box `tbox` (computed once
+    /// by callers that sort).
+    pub fn rank(&self, tbox: TimeBox) -> DrawRank {
+        (tbox, self.category(), self.first_line(), self.last_line())
+    }
+
     /// Compare two drawables in drawing order.
     pub fn drawing_cmp(&self, other: &Drawable) -> std::cmp::Ordering {
-        drawing_order(
-            self.time_box(),
-            self.category(),
-            self.first_line(),
-            self.last_line(),
-            other.time_box(),
-            other.category(),
-            other.first_line(),
-            other.last_line(),
-        )
+        drawing_order(self.rank(self.time_box()), other.rank(other.time_box()))
     }
 }
 
 impl Primitive {
     pub fn drawing_cmp(&self, other: &Primitive) -> std::cmp::Ordering {
-        drawing_order(
-            self.time_box(),
-            self.category,
-            self.first_line(),
-            self.last_line(),
-            other.time_box(),
-            other.category,
-            other.first_line(),
-            other.last_line(),
-        )
+        let rank = |p: &Primitive| (p.time_box(), p.category, p.first_line(), p.last_line());
+        drawing_order(rank(self), rank(other))
     }
 }
 
@@ -673,14 +658,8 @@ impl Shadow {
         let (a0, a1) = f(self);
         let (b0, b1) = f(other);
         drawing_order(
-            self.time_box,
-            self.category,
-            a0,
-            a1,
-            other.time_box,
-            other.category,
-            b0,
-            b1,
+            (self.time_box, self.category, a0, a1),
+            (other.time_box, other.category, b0, b1),
         )
     }
 }

@@ -57,6 +57,43 @@ fn normalise(mut d: Drawable) -> Drawable {
     d
 }
 
+/// Drawables rebuilt from query rows (events have one vertex, the rest two:
+/// true of every drawable these tests write).
+fn from_rows(r: &slog2::read::Rows) -> Vec<Drawable> {
+    use slog2::read::{ROW_COMPOSITE, ROW_PRIMITIVE};
+    let prim = |i: usize| {
+        let mut v = vec![Vertex::new(r.time0[i], r.line0[i])];
+        if r.category[i] != 4 {
+            v.push(Vertex::new(r.time1[i], r.line1[i]));
+        }
+        Primitive::new(r.category[i], v, r.info_of(i))
+    };
+    let mut out: Vec<Drawable> = Vec::new();
+    for i in 0..r.len() {
+        match r.kind[i] {
+            ROW_COMPOSITE => {
+                assert_eq!(r.parent[i], -1);
+                out.push(Drawable::Composite(Composite {
+                    category: r.category[i],
+                    info: r.info_of(i).into(),
+                    members: Vec::new(),
+                }));
+            }
+            ROW_PRIMITIVE if r.parent[i] >= 0 => {
+                let p = r.parent[i] as usize;
+                assert_eq!(r.kind[p], ROW_COMPOSITE, "parent row {p} of row {i}");
+                let Some(Drawable::Composite(c)) = out.last_mut() else {
+                    panic!("member row {i} does not follow its composite");
+                };
+                c.members.push(prim(i));
+            }
+            ROW_PRIMITIVE => out.push(Drawable::Primitive(prim(i))),
+            k => panic!("unexpected row kind {k}"),
+        }
+    }
+    out
+}
+
 fn key(d: &Drawable) -> String {
     format!("{d:?}")
 }
@@ -103,6 +140,31 @@ proptest! {
             }).cloned().collect();
             prop_assert_eq!(multiset(&got.drawables), multiset(&want), "window [{}, {}]", t0, t1);
             prop_assert!(got.stats.nodes_read <= f.directory().len());
+            // The same drawables as columns: rebuilt row by row, in the same
+            // order, with vertex direction (backward arrows) kept.
+            let rows = f.window_rows(t0, t1).unwrap();
+            prop_assert_eq!(&from_rows(&rows), &got.drawables);
+            prop_assert_eq!(rows.stats, got.stats);
+            prop_assert_eq!(rows.info_offset.len(), rows.len() + 1);
+            // Previews as columns: drawables, then one row per shadow whose
+            // weights point back at it.
+            for depth in [1i32, 2, 40_000] {
+                let p = f.preview(t0, t1, slog2::read::rows::clamp_depth(depth)).unwrap();
+                let pr = f.preview_rows(t0, t1, depth).unwrap();
+                let nd = pr.len() - p.shadows.len();
+                prop_assert_eq!(from_rows(&slog2::read::Rows::from_parts(&p.drawables, &[], p.stats)), p.drawables.clone());
+                for (k, s) in p.shadows.iter().enumerate() {
+                    let row = nd + k;
+                    prop_assert_eq!(pr.kind[row], slog2::read::ROW_SHADOW);
+                    prop_assert_eq!(pr.num_real[row], s.num_real);
+                    let ws: Vec<usize> = (0..pr.weights.len()).filter(|&j| pr.weights.row[j] as usize == row).collect();
+                    prop_assert_eq!(ws.len(), s.weights.len());
+                    for (j, w) in ws.iter().zip(s.weights.iter()) {
+                        prop_assert_eq!(pr.weights.category[*j], w.category);
+                        prop_assert_eq!(pr.weights.count[*j], w.count);
+                    }
+                }
+            }
             // Results come in drawing order.
             for pair in got.drawables.windows(2) {
                 prop_assert!(pair[0].drawing_cmp(&pair[1]) != std::cmp::Ordering::Greater);

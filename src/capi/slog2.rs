@@ -4,32 +4,42 @@
 //! D); where a draft signature is not valid C or cannot express something, the
 //! nearest valid form is used and an `_ex` variant added (see each function).
 //! Viewers get bulk calls: a time-window query and a preview that fill caller
-//! arrays in columns, one call per screen.
+//! arrays in columns ([`crate::read::Rows`]), one call per screen.
 //!
 //! Return codes: `SLOG2_OK` (0) or one of the positive `SLOG2_ERR_*` codes;
 //! `SLOG2_Get_err_string` gives static text, `SLOG2_Get_last_error` the
 //! detail of the last error on the calling thread (file, record, byte offset).
+//! Every function can also return `SLOG2_ERR_PANIC` (an internal error caught
+//! at the boundary); each function's comment lists its other codes.
 //!
-//! Thread safety: every function may be called from any thread; calls on all
-//! SLOG2 handles serialise on one lock. The strings returned by
-//! `SLOG2_Get_last_error` belong to the calling thread.
+//! Handles: one `SLOG2_File` type for both modes, because the draft's API
+//! opens both with `SLOG2_Open(name, mode)`; a call for the other mode
+//! returns `SLOG2_ERR_WRONG_MODE`. Thread safety: any function may be called
+//! from any thread. Calls on one writer serialise on that writer's lock; on a
+//! reader, queries (`SLOG2_Query_*`, popup text, metadata) run concurrently,
+//! and only the sequential cursor (`Get_next_*`, positions) takes a lock.
+//! Different handles never wait for each other.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
-use super::{guard, last_error_ptr, put, put_cstr, room, set_last_error, Registry, Room};
-use crate::format::DirEntry;
+use super::{
+    bytes_in, c_len, cbuf, cstr, cstr_list, entry, fail, fail_with, input, last_error_ptr, lock,
+    opt_cstr, out, room, set_opt, slice_in, slice_n, slots, write_cstr, Api, Registry, Res,
+};
+use crate::error::Error;
 use crate::model::*;
-use crate::read::Slog2File;
+use crate::read::{Rows, Slog2File};
 use crate::write::{Slog2Writer, WriterOptions};
 
 /// Success.
 pub const SLOG2_OK: c_int = 0;
 /// A required pointer argument is NULL.
 pub const SLOG2_ERR_NULL_ARG: c_int = 1;
-/// Unknown, closed or NULL `SLOG2_File` handle.
+/// Unknown, closed or NULL `SLOG2_File` handle (or a TRACE handle).
 pub const SLOG2_ERR_BAD_HANDLE: c_int = 2;
 /// The call needs the other mode ('r' vs 'w').
 pub const SLOG2_ERR_WRONG_MODE: c_int = 3;
@@ -37,9 +47,9 @@ pub const SLOG2_ERR_WRONG_MODE: c_int = 3;
 pub const SLOG2_ERR_ARRAY_TOO_SMALL: c_int = 4;
 /// An argument is out of range (negative size, unknown mode, bad time box...).
 pub const SLOG2_ERR_BAD_ARG: c_int = 5;
-/// Operating-system I/O error.
+/// Operating-system I/O error (the detail names the file).
 pub const SLOG2_ERR_IO: c_int = 6;
-/// The file is not a valid SLOG-2 2.0.6 file.
+/// The file is not a valid SLOG-2 2.0.6 file (the detail gives the byte offset).
 pub const SLOG2_ERR_FORMAT: c_int = 7;
 /// A drawable ends before the previous one (drawables must come in non-decreasing end time).
 pub const SLOG2_ERR_ORDER: c_int = 8;
@@ -51,6 +61,43 @@ pub const SLOG2_ERR_STATE: c_int = 10;
 pub const SLOG2_ERR_NO_DRAWABLES: c_int = 11;
 /// Internal error caught at the C boundary.
 pub const SLOG2_ERR_PANIC: c_int = 12;
+/// A trace record could not be parsed (the detail gives file:line:column).
+pub const SLOG2_ERR_PARSE: c_int = 13;
+/// A drawable breaks a rule of the format (box, vertices, category, info payload).
+pub const SLOG2_ERR_INVALID_DRAWABLE: c_int = 14;
+/// The request is valid but not supported by this implementation.
+pub const SLOG2_ERR_UNSUPPORTED: c_int = 15;
+/// A trace source (e.g. an external TRACE-API library) reported an error.
+pub const SLOG2_ERR_SOURCE: c_int = 16;
+
+/// The SLOG2 API's codes.
+pub(crate) struct Slog2Api;
+
+impl Api for Slog2Api {
+    const NULL_ARG: c_int = SLOG2_ERR_NULL_ARG;
+    const BAD_ARG: c_int = SLOG2_ERR_BAD_ARG;
+    const TOO_SMALL: c_int = SLOG2_ERR_ARRAY_TOO_SMALL;
+    const PANIC: c_int = SLOG2_ERR_PANIC;
+
+    fn code(e: &Error) -> c_int {
+        match e {
+            Error::Io { .. } => SLOG2_ERR_IO,
+            Error::BadVersion { .. }
+            | Error::Truncated { .. }
+            | Error::BlockOutOfRange { .. }
+            | Error::Malformed { .. } => SLOG2_ERR_FORMAT,
+            Error::OrderViolation { .. } => SLOG2_ERR_ORDER,
+            Error::InvalidDrawable { .. } => SLOG2_ERR_INVALID_DRAWABLE,
+            Error::Parse { .. } => SLOG2_ERR_PARSE,
+            Error::InvalidArgument(_) => SLOG2_ERR_BAD_ARG,
+            Error::Source(_) => SLOG2_ERR_SOURCE,
+            Error::NoDrawables => SLOG2_ERR_NO_DRAWABLES,
+            Error::Unsupported(_) => SLOG2_ERR_UNSUPPORTED,
+        }
+    }
+}
+
+type A = Slog2Api;
 
 /// Opaque file state.
 pub struct SLOG2_File_s {
@@ -113,7 +160,6 @@ pub struct SLOG2_Query_stats {
 
 struct WriterState {
     path: PathBuf,
-    opts: WriterOptions,
     writer: Option<Slog2Writer>,
     started: bool,
     categories_closed: bool,
@@ -121,209 +167,180 @@ struct WriterState {
     dir: Option<Vec<SLOG2_Treedir_node>>,
 }
 
-struct ReaderState {
-    file: Slog2File,
+/// The sequential input cursor of a reader (the draft's Get_next_* calls).
+#[derive(Default)]
+struct Cursor {
     next_category: usize,
     all: Option<Vec<Drawable>>,
     pos: usize,
 }
 
+struct Reader {
+    file: Slog2File,
+    cursor: Mutex<Cursor>,
+}
+
+// One per open file, behind an Arc: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Handle {
-    W(WriterState),
-    R(ReaderState),
+    /// `None` once closed by another thread's SLOG2_Close.
+    W(Mutex<Option<WriterState>>),
+    R(Reader),
 }
 
 static FILES: Registry<Handle> = Registry::new();
 
-fn code_of(e: &crate::Error) -> c_int {
-    use crate::Error as E;
-    match e {
-        E::Io { .. } => SLOG2_ERR_IO,
-        E::BadVersion { .. }
-        | E::Truncated { .. }
-        | E::BlockOutOfRange { .. }
-        | E::Malformed { .. } => SLOG2_ERR_FORMAT,
-        E::OrderViolation { .. } => SLOG2_ERR_ORDER,
-        E::NoDrawables => SLOG2_ERR_NO_DRAWABLES,
-        _ => SLOG2_ERR_BAD_ARG,
+fn handle(fp: SLOG2_File) -> Res<std::sync::Arc<Handle>> {
+    if fp.is_null() {
+        return Err(fail(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_File handle"));
     }
+    FILES
+        .get(fp as usize)
+        .ok_or_else(|| fail(SLOG2_ERR_BAD_HANDLE, "unknown or closed SLOG2_File handle"))
 }
 
-fn fail(e: crate::Error) -> c_int {
-    set_last_error(e.to_string());
-    code_of(&e)
-}
-
-fn err(code: c_int, msg: &str) -> c_int {
-    set_last_error(msg);
-    code
-}
-
-macro_rules! nonnull {
-    ($($p:expr),*) => {
-        $( if $p.is_null() { return err(SLOG2_ERR_NULL_ARG, concat!("NULL argument: ", stringify!($p))); } )*
-    };
-}
-
-fn with(fp: SLOG2_File, f: impl FnOnce(&mut Handle) -> c_int) -> c_int {
-    guard(SLOG2_ERR_PANIC, || {
-        if fp.is_null() {
-            return err(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_File handle");
+/// Run `f` on a write-mode handle (under its lock).
+fn writer(fp: SLOG2_File, f: impl FnOnce(&mut WriterState) -> Res<c_int>) -> c_int {
+    entry::<A>(|| {
+        let h = handle(fp)?;
+        match &*h {
+            Handle::W(m) => match lock(m).as_mut() {
+                Some(w) => f(w),
+                None => Err(fail(SLOG2_ERR_BAD_HANDLE, "the SLOG2_File was closed")),
+            },
+            Handle::R(_) => Err(fail(SLOG2_ERR_WRONG_MODE, "the file is open for reading")),
         }
-        FILES
-            .with(fp as usize, f)
-            .unwrap_or_else(|| err(SLOG2_ERR_BAD_HANDLE, "unknown or closed SLOG2_File handle"))
     })
 }
 
-fn with_w(fp: SLOG2_File, f: impl FnOnce(&mut WriterState) -> c_int) -> c_int {
-    with(fp, |h| match h {
-        Handle::W(w) => f(w),
-        Handle::R(_) => err(SLOG2_ERR_WRONG_MODE, "the file is open for reading"),
+/// Run `f` on a read-mode handle (no lock: queries run concurrently).
+fn reader(fp: SLOG2_File, f: impl FnOnce(&Reader) -> Res<c_int>) -> c_int {
+    entry::<A>(|| {
+        let h = handle(fp)?;
+        match &*h {
+            Handle::R(r) => f(r),
+            Handle::W(_) => Err(fail(SLOG2_ERR_WRONG_MODE, "the file is open for writing")),
+        }
     })
 }
 
-fn with_r(fp: SLOG2_File, f: impl FnOnce(&mut ReaderState) -> c_int) -> c_int {
-    with(fp, |h| match h {
-        Handle::R(r) => f(r),
-        Handle::W(_) => err(SLOG2_ERR_WRONG_MODE, "the file is open for writing"),
-    })
-}
-
-fn room_code(r: Room, what: &str) -> Result<(), c_int> {
-    match r {
-        Room::Ok => Ok(()),
-        Room::NullArg => Err(err(SLOG2_ERR_NULL_ARG, &format!("{what}: NULL pointer"))),
-        Room::BadArg => Err(err(
-            SLOG2_ERR_BAD_ARG,
-            &format!("{what}: negative pos or max"),
-        )),
-        Room::TooSmall => Err(err(
-            SLOG2_ERR_ARRAY_TOO_SMALL,
-            &format!("{what}: array too small"),
-        )),
-    }
-}
-
-unsafe fn cstr<'a>(p: *const c_char) -> std::borrow::Cow<'a, str> {
-    CStr::from_ptr(p).to_string_lossy()
-}
-
-unsafe fn slice<'a, T>(p: *const T, n: c_int) -> &'a [T] {
-    if n <= 0 || p.is_null() {
-        &[]
-    } else {
-        std::slice::from_raw_parts(p, n as usize)
-    }
+fn core<T>(r: crate::Result<T>) -> Res<T> {
+    r.map_err(fail_with::<A>)
 }
 
 // ---------------------------------------------------------------------------
 // Open / close
 
 /// Open `filename` for writing (`mode` 'w') or reading ('r'). Writing goes to a
-/// temporary file beside `filename`, renamed over it by SLOG2_Close.
+/// temporary file beside `filename`, renamed over it by SLOG2_Close. `*fp` is
+/// set to the handle, or to NULL on failure.
+/// Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (mode),
+/// SLOG2_ERR_IO, SLOG2_ERR_FORMAT (reading a damaged or non-SLOG-2 file).
+///
+/// # Safety
+/// `filename` is NULL or a NUL-terminated string; `fp` is NULL or valid for
+/// writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Open(
     filename: *const c_char,
     mode: c_char,
     fp: *mut SLOG2_File,
 ) -> c_int {
-    guard(SLOG2_ERR_PANIC, || {
-        nonnull!(fp);
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `fp` (see # Safety).
+        let fp = unsafe { out::<A, _>(fp, "fp") }?;
         *fp = std::ptr::null_mut();
-        nonnull!(filename);
-        let path = PathBuf::from(cstr(filename).into_owned());
+        // SAFETY: the caller's promise on `filename`.
+        let path = PathBuf::from(unsafe { cstr::<A>(filename, "filename") }?.into_owned());
         let h = match mode as u8 {
             b'w' | b'W' => {
-                let opts = WriterOptions::default();
-                match Slog2Writer::create(&path, opts) {
-                    Ok(w) => Handle::W(WriterState {
-                        path,
-                        opts,
-                        writer: Some(w),
-                        started: false,
-                        categories_closed: false,
-                        open_nodes: 0,
-                        dir: None,
-                    }),
-                    Err(e) => return fail(e),
-                }
+                let writer = core(Slog2Writer::create(&path, WriterOptions::default()))?;
+                Handle::W(Mutex::new(Some(WriterState {
+                    path,
+                    writer: Some(writer),
+                    started: false,
+                    categories_closed: false,
+                    open_nodes: 0,
+                    dir: None,
+                })))
             }
-            b'r' | b'R' => match Slog2File::open(&path) {
-                Ok(file) => Handle::R(ReaderState {
-                    file,
-                    next_category: 0,
-                    all: None,
-                    pos: 0,
-                }),
-                Err(e) => return fail(e),
-            },
-            _ => return err(SLOG2_ERR_BAD_ARG, "mode must be 'r' or 'w'"),
+            b'r' | b'R' => Handle::R(Reader {
+                file: core(Slog2File::open(&path))?,
+                cursor: Mutex::new(Cursor::default()),
+            }),
+            _ => return Err(fail(SLOG2_ERR_BAD_ARG, "mode must be 'r' or 'w'")),
         };
         *fp = FILES.insert(h) as SLOG2_File;
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
 /// Close and set `*fp` to NULL. Write mode: finishes the file (tree, categories,
 /// maps, directory, header) and renames it into place; on any error no file is
-/// left. A second close of the same handle returns SLOG2_ERR_BAD_HANDLE.
+/// left. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG (`fp`), SLOG2_ERR_BAD_HANDLE
+/// (unknown, closed: a second close), SLOG2_ERR_STATE (unbalanced tree-node
+/// calls, a directory from SLOG2_Write_dir that differs), SLOG2_ERR_NO_DRAWABLES,
+/// SLOG2_ERR_IO, SLOG2_ERR_INVALID_DRAWABLE.
+///
+/// # Safety
+/// `fp` is NULL or valid for reading and writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Close(fp: *mut SLOG2_File) -> c_int {
-    guard(SLOG2_ERR_PANIC, || {
-        nonnull!(fp);
-        if (*fp).is_null() {
-            return err(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_File handle");
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `fp`.
+        let fp = unsafe { out::<A, _>(fp, "fp") }?;
+        if fp.is_null() {
+            return Err(fail(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_File handle"));
         }
         let Some(h) = FILES.remove(*fp as usize) else {
-            return err(SLOG2_ERR_BAD_HANDLE, "unknown or closed SLOG2_File handle");
+            return Err(fail(
+                SLOG2_ERR_BAD_HANDLE,
+                "unknown or closed SLOG2_File handle",
+            ));
         };
         *fp = std::ptr::null_mut();
-        match h {
-            Handle::R(_) => SLOG2_OK,
-            Handle::W(mut w) => {
-                if w.open_nodes != 0 {
-                    return err(
-                        SLOG2_ERR_STATE,
-                        "SLOG2_Write_start_treenode without matching end; no file written",
-                    );
-                }
-                let Some(writer) = w.writer.take() else {
-                    return err(SLOG2_ERR_STATE, "writer gone");
+        match &*h {
+            Handle::R(_) => Ok(SLOG2_OK),
+            Handle::W(m) => {
+                let Some(mut w) = lock(m).take() else {
+                    return Err(fail(SLOG2_ERR_BAD_HANDLE, "the SLOG2_File was closed"));
                 };
-                let want_dir = w.dir.take();
-                // Write to a side file first when a caller directory must be validated.
-                match writer.finish() {
-                    Ok(_) => {
-                        if let Some(dir) = want_dir {
-                            match Slog2File::open(&w.path) {
-                                Ok(f) => {
-                                    let got = treedir(&f);
-                                    let same = got.len() == dir.len()
-                                        && got.iter().zip(&dir).all(|(a, b)| {
-                                            a.depth == b.depth
-                                                && a.xpos == b.xpos
-                                                && a.earliest_time == b.earliest_time
-                                                && a.latest_time == b.latest_time
-                                        });
-                                    if !same {
-                                        let _ = std::fs::remove_file(&w.path);
-                                        return err(
-                                            SLOG2_ERR_STATE,
-                                            "the directory given to SLOG2_Write_dir does not match the tree built; no file written",
-                                        );
-                                    }
-                                }
-                                Err(e) => return fail(e),
-                            }
-                        }
-                        SLOG2_OK
-                    }
-                    Err(e) => fail(e),
-                }
+                finish(&mut w)
             }
         }
     })
+}
+
+fn finish(w: &mut WriterState) -> Res<c_int> {
+    if w.open_nodes != 0 {
+        return Err(fail(
+            SLOG2_ERR_STATE,
+            "SLOG2_Write_start_treenode without matching end; no file written",
+        ));
+    }
+    let Some(writer) = w.writer.take() else {
+        return Err(fail(SLOG2_ERR_STATE, "writer gone"));
+    };
+    core(writer.finish())?;
+    if let Some(want) = w.dir.take() {
+        let f = core(Slog2File::open(&w.path))?;
+        let got = f.tree_directory();
+        let same = got.len() == want.len()
+            && got.iter().zip(&want).all(|(a, b)| {
+                i32::from(a.id.depth) == b.depth
+                    && a.id.xpos == b.xpos
+                    && a.time_box.start == b.earliest_time
+                    && a.time_box.end == b.latest_time
+            });
+        if !same {
+            let _ = std::fs::remove_file(&w.path);
+            return Err(fail(
+                SLOG2_ERR_STATE,
+                "the directory given to SLOG2_Write_dir does not match the tree built; no file written",
+            ));
+        }
+    }
+    Ok(SLOG2_OK)
 }
 
 // ---------------------------------------------------------------------------
@@ -331,45 +348,49 @@ pub unsafe extern "C" fn SLOG2_Close(fp: *mut SLOG2_File) -> c_int {
 
 /// Accepts a description. SLOG-2 2.0.6 has no description field, so it is not
 /// stored; kept for the draft's call sequence. Tree options: SLOG2_Write_header_ex.
+/// Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `description` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_header(fp: SLOG2_File, description: *const c_char) -> c_int {
-    with_w(fp, |_| {
-        nonnull!(description);
-        SLOG2_OK
+    writer(fp, |_| {
+        // SAFETY: the caller's promise on `description`.
+        unsafe { cstr::<A>(description, "description") }?;
+        Ok(SLOG2_OK)
     })
 }
 
 /// Set the tree options (children per node >= 2, leaf byte size >= 46) before
-/// the first category or drawable.
+/// the first category, y-map or drawable. Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE,
+/// SLOG2_ERR_WRONG_MODE, SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG, SLOG2_ERR_IO.
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_header_ex(
     fp: SLOG2_File,
     children_per_node: c_int,
     leaf_bytesize: c_int,
 ) -> c_int {
-    with_w(fp, |w| {
+    writer(fp, |w| {
         if w.started {
-            return err(
+            return Err(fail(
                 SLOG2_ERR_STATE,
-                "SLOG2_Write_header_ex must come before categories and drawables",
-            );
+                "SLOG2_Write_header_ex must come before categories, y-maps and drawables",
+            ));
         }
-        let Ok(nc) = i16::try_from(children_per_node) else {
-            return err(SLOG2_ERR_BAD_ARG, "children_per_node out of range");
-        };
+        let nc = i16::try_from(children_per_node)
+            .map_err(|_| fail(SLOG2_ERR_BAD_ARG, "children_per_node out of range"))?;
         let opts = WriterOptions {
             children_per_node: nc,
             leaf_bytesize,
             ..Default::default()
         };
-        match Slog2Writer::create(&w.path, opts) {
-            Ok(nw) => {
-                w.writer = Some(nw);
-                w.opts = opts;
-                SLOG2_OK
-            }
-            Err(e) => fail(e),
-        }
+        // Drop the first writer (and its temporary file) before making the next.
+        w.writer = None;
+        w.writer = Some(core(Slog2Writer::create(&w.path, opts))?);
+        Ok(SLOG2_OK)
     })
 }
 
@@ -377,12 +398,13 @@ pub unsafe extern "C" fn SLOG2_Write_header_ex(
 fn with_writer(
     w: &mut WriterState,
     f: impl FnOnce(&mut Slog2Writer) -> crate::Result<()>,
-) -> c_int {
-    match w.writer.as_mut().map(f) {
-        Some(Ok(())) => SLOG2_OK,
-        Some(Err(e)) => fail(e),
-        None => err(SLOG2_ERR_STATE, "the writer was not created"),
-    }
+) -> Res<c_int> {
+    let wr = w
+        .writer
+        .as_mut()
+        .ok_or_else(|| fail(SLOG2_ERR_STATE, "the writer was not created"))?;
+    core(f(wr))?;
+    Ok(SLOG2_OK)
 }
 
 fn add_category(
@@ -391,17 +413,19 @@ fn add_category(
     name: &str,
     label: &str,
     methods: Vec<i32>,
-) -> c_int {
+) -> Res<c_int> {
     if head.index == -1 {
         w.categories_closed = true;
-        return SLOG2_OK;
+        return Ok(SLOG2_OK);
     }
     if w.categories_closed {
-        return err(SLOG2_ERR_STATE, "the category list was closed (index -1)");
+        return Err(fail(
+            SLOG2_ERR_STATE,
+            "the category list was closed (index -1)",
+        ));
     }
-    let Some(topology) = Topology::from_i32(head.shape) else {
-        return err(SLOG2_ERR_BAD_ARG, "shape must be 0, 1 or 2");
-    };
+    let topology = Topology::from_i32(head.shape)
+        .ok_or_else(|| fail(SLOG2_ERR_BAD_ARG, "shape must be 0, 1 or 2"))?;
     let comp = |v: c_int| u8::try_from(v).ok();
     let (Some(r), Some(g), Some(b), Some(a)) = (
         comp(head.red),
@@ -409,19 +433,15 @@ fn add_category(
         comp(head.blue),
         comp(head.alpha),
     ) else {
-        return err(SLOG2_ERR_BAD_ARG, "colour components must be 0..255");
+        return Err(fail(SLOG2_ERR_BAD_ARG, "colour components must be 0..255"));
     };
-    let Ok(width) = i8::try_from(head.width) else {
-        return err(SLOG2_ERR_BAD_ARG, "width must fit a signed byte");
-    };
+    let width = i8::try_from(head.width)
+        .map_err(|_| fail(SLOG2_ERR_BAD_ARG, "width must fit a signed byte"))?;
     if name.is_empty() {
-        return err(SLOG2_ERR_BAD_ARG, "empty category name");
+        return Err(fail(SLOG2_ERR_BAD_ARG, "empty category name"));
     }
     let mut c = Category::new(head.index, name, topology, Color::rgba(r, g, b, a), width);
-    c.info = match InfoFormat::parse(label) {
-        Ok(f) => f,
-        Err(e) => return err(SLOG2_ERR_BAD_ARG, &e),
-    };
+    c.info = InfoFormat::parse(label).map_err(|e| fail(SLOG2_ERR_BAD_ARG, e))?;
     c.methods = methods;
     w.started = true;
     with_writer(w, |wr| wr.add_category(c))
@@ -432,7 +452,14 @@ fn add_category(
 /// `"message\0msg_tag=%d, msg_size=%d"`). `methods` is NULL or a NULL-terminated
 /// array of method names (`"CONNECT_COMPOSITE_STATE"` or a decimal ID);
 /// `method_extra` is accepted and ignored (2.0.6 stores no method text).
-/// `head->index == -1` closes the category list.
+/// `head->index == -1` closes the category list. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (shape, colour, width, name, label,
+/// method), SLOG2_ERR_STATE (list closed), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `head` is NULL or a valid struct; `category_text` is NULL or holds
+/// `category_text_length` bytes; `methods` is NULL or a NULL-terminated array
+/// of NUL-terminated strings.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_category(
     fp: SLOG2_File,
@@ -443,44 +470,46 @@ pub unsafe extern "C" fn SLOG2_Write_category(
     method_extra: *const *const c_char,
 ) -> c_int {
     let _ = method_extra;
-    with_w(fp, |w| {
-        nonnull!(head);
-        if (*head).index == -1 {
-            return add_category(w, &*head, "", "", Vec::new());
-        }
-        nonnull!(category_text);
-        if category_text_length < 0 {
-            return err(SLOG2_ERR_BAD_ARG, "negative category_text_length");
-        }
-        let bytes = slice(category_text as *const u8, category_text_length);
+    writer(fp, |w| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (head, bytes, names) = unsafe {
+            let head = input::<A, _>(head, "head")?;
+            if head.index == -1 {
+                return add_category(w, head, "", "", Vec::new());
+            }
+            if category_text.is_null() {
+                return Err(fail(SLOG2_ERR_NULL_ARG, "NULL argument: category_text"));
+            }
+            (
+                head,
+                bytes_in::<A>(category_text, category_text_length, "category_text")?,
+                cstr_list::<A>(methods, 4096, "methods")?,
+            )
+        };
         let mut parts = bytes.splitn(2, |&b| b == 0);
         let name = String::from_utf8_lossy(parts.next().unwrap_or(&[])).into_owned();
         let label = String::from_utf8_lossy(parts.next().unwrap_or(&[]))
             .trim_end_matches('\0')
             .to_string();
-        let mut ms = Vec::new();
-        if !methods.is_null() {
-            let mut i = 0;
-            while !(*methods.add(i)).is_null() {
-                let m = cstr(*methods.add(i));
-                match m.trim() {
-                    "CONNECT_COMPOSITE_STATE" => ms.push(METHOD_CONNECT_COMPOSITE_STATE),
-                    t => match t.parse::<i32>() {
-                        Ok(v) => ms.push(v),
-                        Err(_) => return err(SLOG2_ERR_BAD_ARG, "unknown method name"),
-                    },
-                }
-                i += 1;
-                if i > 4096 {
-                    return err(SLOG2_ERR_BAD_ARG, "methods array is not NULL-terminated");
-                }
-            }
+        let mut ms = Vec::with_capacity(names.len());
+        for m in &names {
+            ms.push(match m.trim() {
+                "CONNECT_COMPOSITE_STATE" => METHOD_CONNECT_COMPOSITE_STATE,
+                t => t
+                    .parse::<i32>()
+                    .map_err(|_| fail(SLOG2_ERR_BAD_ARG, format!("unknown method name {t:?}")))?,
+            });
         }
-        add_category(w, &*head, &name, &label, ms)
+        add_category(w, head, &name, &label, ms)
     })
 }
 
-/// Define a category from separate C strings (label may be NULL) and method IDs.
+/// Define a category from separate C strings (label may be NULL) and method
+/// IDs. Returns as SLOG2_Write_category.
+///
+/// # Safety
+/// `head` is NULL or a valid struct; `name` and `label` are NULL or
+/// NUL-terminated strings; `methods` holds `nmethods` ints (or is NULL when 0).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_category_ex(
     fp: SLOG2_File,
@@ -490,37 +519,44 @@ pub unsafe extern "C" fn SLOG2_Write_category_ex(
     nmethods: c_int,
     methods: *const c_int,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(head);
-        if (*head).index == -1 {
-            return add_category(w, &*head, "", "", Vec::new());
-        }
-        nonnull!(name);
-        if nmethods < 0 || (nmethods > 0 && methods.is_null()) {
-            return err(SLOG2_ERR_BAD_ARG, "bad methods array");
-        }
-        let label = if label.is_null() {
-            String::new()
-        } else {
-            cstr(label).into_owned()
+    writer(fp, |w| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (head, name, label, methods) = unsafe {
+            let head = input::<A, _>(head, "head")?;
+            if head.index == -1 {
+                return add_category(w, head, "", "", Vec::new());
+            }
+            (
+                head,
+                cstr::<A>(name, "name")?,
+                opt_cstr::<A>(label, "label")?,
+                slice_in::<A, c_int>(methods, nmethods, "methods")?,
+            )
         };
         add_category(
             w,
-            &*head,
-            &cstr(name),
-            &label,
-            slice(methods, nmethods).to_vec(),
+            head,
+            &name,
+            label.as_deref().unwrap_or(""),
+            methods.to_vec(),
         )
     })
 }
 
-fn add_map(w: &mut WriterState, m: YCoordMap) -> c_int {
+fn add_map(w: &mut WriterState, m: YCoordMap) -> Res<c_int> {
+    w.started = true;
     with_writer(w, |wr| wr.add_ycoordmap(m))
 }
 
 /// A one-column y-coordinate map named `class_name`: line `in_coord_val[i]`
 /// maps to `out_coord_val[i]` for `i < ncoords`; `coord_label` is NULL or an
-/// array whose first string labels the value column.
+/// array whose first string labels the value column. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `class_name` is a NUL-terminated string; `in_coord_val` and
+/// `out_coord_val` hold `ncoords` ints; `coord_label` is NULL or points to a
+/// string pointer (NULL or NUL-terminated).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_coord_class(
     fp: SLOG2_File,
@@ -530,23 +566,27 @@ pub unsafe extern "C" fn SLOG2_Write_coord_class(
     out_coord_val: *mut c_int,
     coord_label: *const *const c_char,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(class_name, in_coord_val, out_coord_val);
+    writer(fp, |w| {
         if ncoords <= 0 {
-            return err(SLOG2_ERR_BAD_ARG, "ncoords must be > 0");
+            return Err(fail(SLOG2_ERR_BAD_ARG, "ncoords must be > 0"));
         }
-        let label = if coord_label.is_null() || (*coord_label).is_null() {
-            "value".to_string()
-        } else {
-            cstr(*coord_label).into_owned()
+        // SAFETY: the caller's promises (see # Safety).
+        let (title, ins, outs, label) = unsafe {
+            (
+                cstr::<A>(class_name, "class_name")?,
+                slice_in::<A, c_int>(in_coord_val, ncoords, "in_coord_val")?,
+                slice_in::<A, c_int>(out_coord_val, ncoords, "out_coord_val")?,
+                match coord_label.as_ref() {
+                    Some(&p) => opt_cstr::<A>(p, "coord_label")?,
+                    None => None,
+                },
+            )
         };
-        let ins = slice(in_coord_val, ncoords);
-        let outs = slice(out_coord_val as *const c_int, ncoords);
         add_map(
             w,
             YCoordMap {
-                title: cstr(class_name).into_owned(),
-                column_labels: vec![label],
+                title: title.into_owned(),
+                column_labels: vec![label.map_or_else(|| "value".to_string(), |l| l.into_owned())],
                 rows: ins.iter().zip(outs).map(|(a, b)| (*a, vec![*b])).collect(),
                 methods: Vec::new(),
             },
@@ -556,6 +596,13 @@ pub unsafe extern "C" fn SLOG2_Write_coord_class(
 
 /// A y-coordinate map: `nrows` rows of `ncols` ints row-major (line ID first),
 /// `ncols - 1` column labels, method IDs (1 = CONNECT_COMPOSITE_STATE).
+/// Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE,
+/// SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `title` is a NUL-terminated string; `column_labels` holds `ncols - 1`
+/// string pointers; `elems` holds `nrows * ncols` ints; `methods` holds
+/// `nmethods` ints (or is NULL when 0).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_ycoordmap_ex(
     fp: SLOG2_File,
@@ -567,27 +614,27 @@ pub unsafe extern "C" fn SLOG2_Write_ycoordmap_ex(
     nmethods: c_int,
     methods: *const c_int,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(title, elems);
-        if nrows < 1 || ncols < 2 || nmethods < 0 || (nmethods > 0 && methods.is_null()) {
-            return err(
-                SLOG2_ERR_BAD_ARG,
-                "need nrows >= 1, ncols >= 2, valid methods",
-            );
+    writer(fp, |w| {
+        if nrows < 1 || ncols < 2 {
+            return Err(fail(SLOG2_ERR_BAD_ARG, "need nrows >= 1 and ncols >= 2"));
         }
-        nonnull!(column_labels);
-        let mut labels = Vec::new();
-        for i in 0..(ncols - 1) as usize {
-            let p = *column_labels.add(i);
-            if p.is_null() {
-                return err(SLOG2_ERR_NULL_ARG, "NULL column label");
-            }
-            labels.push(cstr(p).into_owned());
-        }
-        let Some(n) = (nrows as usize).checked_mul(ncols as usize) else {
-            return err(SLOG2_ERR_BAD_ARG, "too large");
+        let n = (nrows as usize)
+            .checked_mul(ncols as usize)
+            .ok_or_else(|| fail(SLOG2_ERR_BAD_ARG, "nrows * ncols is too large"))?;
+        // SAFETY: the caller's promises (see # Safety).
+        let (title, label_ptrs, e, methods) = unsafe {
+            (
+                cstr::<A>(title, "title")?,
+                slice_in::<A, *const c_char>(column_labels, ncols - 1, "column_labels")?,
+                slice_n::<A, c_int>(elems, n, "elems")?,
+                slice_in::<A, c_int>(methods, nmethods, "methods")?,
+            )
         };
-        let e = std::slice::from_raw_parts(elems, n);
+        let mut labels = Vec::with_capacity(label_ptrs.len());
+        for &p in label_ptrs {
+            // SAFETY: each label is a NUL-terminated string (caller).
+            labels.push(unsafe { cstr::<A>(p, "column label") }?.into_owned());
+        }
         let rows = e
             .chunks_exact(ncols as usize)
             .map(|r| (r[0], r[1..].to_vec()))
@@ -595,25 +642,25 @@ pub unsafe extern "C" fn SLOG2_Write_ycoordmap_ex(
         add_map(
             w,
             YCoordMap {
-                title: cstr(title).into_owned(),
+                title: title.into_owned(),
                 column_labels: labels,
                 rows,
-                methods: slice(methods, nmethods).to_vec(),
+                methods: methods.to_vec(),
             },
         )
     })
 }
 
-fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> c_int {
+fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int> {
     let b = d.time_box();
     if b.start != stated.start || b.end != stated.end {
-        return err(
+        return Err(fail(
             SLOG2_ERR_BAD_ARG,
-            &format!(
+            format!(
                 "starttime/endtime ({}, {}) must equal the vertex envelope ({}, {})",
                 stated.start, stated.end, b.start, b.end
             ),
-        );
+        ));
     }
     w.started = true;
     with_writer(w, |wr| wr.add_drawable(d))
@@ -622,8 +669,13 @@ fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> c_int {
 /// Add a primitive: `nt_coords` vertex times and as many line IDs
 /// (`ny_coords == nt_coords`), `ntext` info payload bytes (big-endian values
 /// for the category's label tokens). `starttime`/`endtime` must equal the
-/// envelope of the times. Drawables must come in non-decreasing end time
-/// (else SLOG2_ERR_ORDER).
+/// envelope of the times. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_ARG, SLOG2_ERR_ORDER (ends before the previous drawable),
+/// SLOG2_ERR_INVALID_DRAWABLE, SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `t_coord` holds `nt_coords` doubles, `y_coord` `ny_coords` ints, `text`
+/// `ntext` bytes (or is NULL when 0).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_drawable_object(
     fp: SLOG2_File,
@@ -637,23 +689,28 @@ pub unsafe extern "C" fn SLOG2_Write_drawable_object(
     ntext: c_int,
     text: *const c_char,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(t_coord, y_coord);
-        if nt_coords < 1 || ny_coords != nt_coords || ntext < 0 || (ntext > 0 && text.is_null()) {
-            return err(
+    writer(fp, |w| {
+        if nt_coords < 1 || ny_coords != nt_coords {
+            return Err(fail(
                 SLOG2_ERR_BAD_ARG,
-                "need nt_coords >= 1, ny_coords == nt_coords, ntext >= 0",
-            );
+                "need nt_coords >= 1 and ny_coords == nt_coords",
+            ));
         }
-        let ts = slice(t_coord, nt_coords);
-        let ys = slice(y_coord, ny_coords);
+        // SAFETY: the caller's promises (see # Safety).
+        let (ts, ys, info) = unsafe {
+            (
+                slice_in::<A, f64>(t_coord, nt_coords, "t_coord")?,
+                slice_in::<A, c_int>(y_coord, ny_coords, "y_coord")?,
+                bytes_in::<A>(text, ntext, "text")?,
+            )
+        };
         let p = Primitive::new(
             category_index,
             ts.iter()
                 .zip(ys)
                 .map(|(t, y)| Vertex::new(*t, *y))
-                .collect::<crate::model::Vertices>(),
-            slice(text as *const u8, ntext),
+                .collect::<Vertices>(),
+            info,
         );
         add_drawable(w, TimeBox::new(starttime, endtime), Drawable::Primitive(p))
     })
@@ -662,7 +719,13 @@ pub unsafe extern "C" fn SLOG2_Write_drawable_object(
 /// Add a composite of `nmembers` primitives. Member i has category
 /// `member_category[i]`, `member_nverts[i]` vertices taken in order from
 /// `t_coord`/`y_coord`, and `member_ninfo[i]` info bytes taken in order from
-/// `member_info` (may be NULL when all are 0).
+/// `member_info` (may be NULL when all are 0). Returns as
+/// SLOG2_Write_drawable_object.
+///
+/// # Safety
+/// `info` holds `ninfo` bytes (or is NULL when 0); the three member arrays
+/// hold `nmembers` ints; `t_coord`/`y_coord` hold the sum of
+/// `member_nverts`; `member_info` the sum of `member_ninfo` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_composite_ex(
     fp: SLOG2_File,
@@ -679,58 +742,52 @@ pub unsafe extern "C" fn SLOG2_Write_composite_ex(
     member_ninfo: *const c_int,
     member_info: *const c_char,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(
-            member_category,
-            member_nverts,
-            t_coord,
-            y_coord,
-            member_ninfo
-        );
-        if nmembers < 1 || ninfo < 0 || (ninfo > 0 && info.is_null()) {
-            return err(
-                SLOG2_ERR_BAD_ARG,
-                "need nmembers >= 1 and a valid info array",
-            );
+    writer(fp, |w| {
+        if nmembers < 1 {
+            return Err(fail(SLOG2_ERR_BAD_ARG, "need nmembers >= 1"));
         }
-        let cats = slice(member_category, nmembers);
-        let nv = slice(member_nverts, nmembers);
-        let ni = slice(member_ninfo, nmembers);
+        // SAFETY: the caller's promises (see # Safety).
+        let (own, cats, nv, ni) = unsafe {
+            (
+                bytes_in::<A>(info, ninfo, "info")?,
+                slice_in::<A, c_int>(member_category, nmembers, "member_category")?,
+                slice_in::<A, c_int>(member_nverts, nmembers, "member_nverts")?,
+                slice_in::<A, c_int>(member_ninfo, nmembers, "member_ninfo")?,
+            )
+        };
         if nv.iter().any(|&n| n < 1) || ni.iter().any(|&n| n < 0) {
-            return err(
+            return Err(fail(
                 SLOG2_ERR_BAD_ARG,
                 "member vertex counts must be >= 1 and info sizes >= 0",
-            );
+            ));
         }
         let total_v: usize = nv.iter().map(|&n| n as usize).sum();
         let total_i: usize = ni.iter().map(|&n| n as usize).sum();
-        if total_i > 0 && member_info.is_null() {
-            return err(SLOG2_ERR_NULL_ARG, "member_info is NULL");
-        }
-        let ts = std::slice::from_raw_parts(t_coord, total_v);
-        let ys = std::slice::from_raw_parts(y_coord, total_v);
-        let infos: &[u8] = if total_i > 0 {
-            std::slice::from_raw_parts(member_info as *const u8, total_i)
-        } else {
-            &[]
+        // SAFETY: the caller's promises on the vertex and info arrays.
+        let (ts, ys, infos) = unsafe {
+            (
+                slice_n::<A, f64>(t_coord, total_v, "t_coord")?,
+                slice_n::<A, c_int>(y_coord, total_v, "y_coord")?,
+                slice_n::<A, u8>(member_info as *const u8, total_i, "member_info")?,
+            )
         };
         let (mut v0, mut i0) = (0usize, 0usize);
-        let mut members = Vec::with_capacity(nmembers as usize);
-        for k in 0..nmembers as usize {
+        let mut members = Vec::with_capacity(cats.len());
+        for k in 0..cats.len() {
             let (n, m) = (nv[k] as usize, ni[k] as usize);
             members.push(Primitive::new(
                 cats[k],
                 (v0..v0 + n)
                     .map(|j| Vertex::new(ts[j], ys[j]))
-                    .collect::<crate::model::Vertices>(),
-                infos[i0..i0 + m].to_vec(),
+                    .collect::<Vertices>(),
+                &infos[i0..i0 + m],
             ));
             v0 += n;
             i0 += m;
         }
         let c = Composite {
             category: category_index,
-            info: slice(info as *const u8, ninfo).into(),
+            info: own.into(),
             members,
         };
         add_drawable(w, TimeBox::new(starttime, endtime), Drawable::Composite(c))
@@ -740,44 +797,59 @@ pub unsafe extern "C" fn SLOG2_Write_composite_ex(
 /// Tree-node grouping hint. The library always builds the tree itself (the
 /// reference algorithm); start/end calls only have to nest properly, which is
 /// checked (an end without a start, or a start left open at close, is
-/// SLOG2_ERR_STATE and no file is written).
+/// SLOG2_ERR_STATE and no file is written). Returns SLOG2_OK;
+/// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_start_treenode(fp: SLOG2_File) -> c_int {
-    with_w(fp, |w| {
+    writer(fp, |w| {
         w.open_nodes += 1;
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
-/// Closes a SLOG2_Write_start_treenode group (see there).
+/// Closes a SLOG2_Write_start_treenode group (see there). Returns SLOG2_OK;
+/// SLOG2_ERR_STATE (no open group), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_end_treenode(fp: SLOG2_File) -> c_int {
-    with_w(fp, |w| {
+    writer(fp, |w| {
         if w.open_nodes == 0 {
-            return err(SLOG2_ERR_STATE, "SLOG2_Write_end_treenode without a start");
+            return Err(fail(
+                SLOG2_ERR_STATE,
+                "SLOG2_Write_end_treenode without a start",
+            ));
         }
         w.open_nodes -= 1;
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
 /// The directory the caller expects (root first, as SLOG2_Read_dir returns
 /// it; depth, xpos and time boxes are compared, the other fields ignored).
 /// SLOG2_Close checks it against the tree actually built and, if they differ,
-/// returns SLOG2_ERR_STATE and leaves no file.
+/// returns SLOG2_ERR_STATE and leaves no file. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `dir` holds `n_nodes` structs.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Write_dir(
     fp: SLOG2_File,
     dir: *const SLOG2_Treedir_node,
     n_nodes: c_int,
 ) -> c_int {
-    with_w(fp, |w| {
-        nonnull!(dir);
+    writer(fp, |w| {
         if n_nodes < 1 {
-            return err(SLOG2_ERR_BAD_ARG, "n_nodes must be >= 1");
+            return Err(fail(SLOG2_ERR_BAD_ARG, "n_nodes must be >= 1"));
         }
-        w.dir = Some(slice(dir, n_nodes).to_vec());
-        SLOG2_OK
+        // SAFETY: the caller's promise on `dir`.
+        w.dir = Some(unsafe { slice_in::<A, _>(dir, n_nodes, "dir") }?.to_vec());
+        Ok(SLOG2_OK)
     })
 }
 
@@ -786,7 +858,12 @@ pub unsafe extern "C" fn SLOG2_Write_dir(
 
 /// Version text into `description` (NUL-terminated) and `*version` = 206.
 /// Returns the negative of the needed length (with the NUL) and writes
-/// nothing when `maxdesclen` is too small.
+/// nothing when `maxdesclen` is too small; else SLOG2_OK; SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `description` is NULL or valid for `maxdesclen` bytes; `version` is NULL
+/// or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_header(
     fp: SLOG2_File,
@@ -794,80 +871,56 @@ pub unsafe extern "C" fn SLOG2_Get_header(
     maxdesclen: c_int,
     version: *mut c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(description, version);
-        let h = r.file.header();
-        let text = format!(
-            "{} (children per node {}, leaf size {} bytes, depth {})",
-            h.version, h.num_children_per_node, h.treeleaf_bytesize, h.max_treedepth
-        );
-        if (maxdesclen as i64) < text.len() as i64 + 1 {
-            return -(text.len() as c_int + 1);
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (buf, version) = unsafe {
+            (
+                cbuf::<A>(description, maxdesclen.max(0), "description")?,
+                out::<A, _>(version, "version")?,
+            )
+        };
+        let text = r.file.description();
+        if !write_cstr(buf, &text) {
+            return Ok(-c_len::<A>(text.len() + 1, "description")?);
         }
-        put_cstr(description, maxdesclen as usize, &text);
         *version = 206;
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
-/// Time range of the whole file (the root node's box).
+/// Time range of the whole file (the root node's box). Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `starttime` and `endtime` are NULL or valid for one double each.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_total_time(
     fp: SLOG2_File,
     starttime: *mut f64,
     endtime: *mut f64,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(starttime, endtime);
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (s, e) = unsafe {
+            (
+                out::<A, _>(starttime, "starttime")?,
+                out::<A, _>(endtime, "endtime")?,
+            )
+        };
         let b = r.file.total_time();
-        *starttime = b.start;
-        *endtime = b.end;
-        SLOG2_OK
+        *s = b.start;
+        *e = b.end;
+        Ok(SLOG2_OK)
     })
-}
-
-fn treedir(f: &Slog2File) -> Vec<SLOG2_Treedir_node> {
-    let n = f.header().num_children_per_node as i32;
-    let dir: &[DirEntry] = f.directory();
-    let mut idx = std::collections::HashMap::new();
-    // Root first, then depth descending / xpos ascending (file order).
-    let mut order: Vec<&DirEntry> = dir.iter().collect();
-    order.sort_by(|a, b| b.id.depth.cmp(&a.id.depth).then(a.id.xpos.cmp(&b.id.xpos)));
-    for (i, e) in order.iter().enumerate() {
-        idx.insert(e.id, i as c_int);
-    }
-    order
-        .iter()
-        .map(|e| {
-            let parent = idx.get(&e.id.parent(n)).copied().unwrap_or(-1);
-            let kids: Vec<c_int> = if e.id.depth > 0 {
-                (0..n)
-                    .filter_map(|k| {
-                        idx.get(&NodeId::new(e.id.depth - 1, e.id.xpos * n + k))
-                            .copied()
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            SLOG2_Treedir_node {
-                depth: e.id.depth as c_int,
-                xpos: e.id.xpos,
-                earliest_time: e.time_box.start,
-                latest_time: e.time_box.end,
-                block_offset: e.ptr.offset,
-                block_size: e.ptr.size,
-                parent: if *e == f.root() { -1 } else { parent },
-                lchild: kids.first().copied().unwrap_or(-1),
-                rchild: kids.last().copied().unwrap_or(-1),
-            }
-        })
-        .collect()
 }
 
 /// The tree directory, root first (`dir[0]`, parent -1). `*n_nodes` gets the
 /// number of nodes; SLOG2_ERR_ARRAY_TOO_SMALL (nothing written) when `maxtree`
-/// is smaller — call with `maxtree` 0 to learn the size.
+/// is smaller — call with `maxtree` 0 to learn the size. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `dir` is NULL or valid for `maxtree` structs; `n_nodes` NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Read_dir(
     fp: SLOG2_File,
@@ -875,25 +928,44 @@ pub unsafe extern "C" fn SLOG2_Read_dir(
     maxtree: c_int,
     n_nodes: *mut c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(n_nodes);
-        let d = treedir(&r.file);
-        *n_nodes = d.len() as c_int;
+    reader(fp, |r| {
+        // SAFETY: the caller's promise on `n_nodes`.
+        let n_nodes = unsafe { out::<A, _>(n_nodes, "n_nodes") }?;
+        let d = r.file.tree_directory();
+        *n_nodes = c_len::<A>(d.len(), "nodes")?;
         if (maxtree as i64) < d.len() as i64 {
-            return err(
+            return Err(fail(
                 SLOG2_ERR_ARRAY_TOO_SMALL,
                 "maxtree is smaller than the number of nodes",
-            );
+            ));
         }
-        nonnull!(dir);
-        std::ptr::copy_nonoverlapping(d.as_ptr(), dir, d.len());
-        SLOG2_OK
+        let mut pos = 0;
+        // SAFETY: `dir` holds `maxtree` >= d.len() structs (caller).
+        let dst = unsafe { slots::<A, _>(dir, &mut pos, maxtree, d.len(), "dir") }?;
+        dst.fill(d.iter().map(|n| SLOG2_Treedir_node {
+            depth: c_int::from(n.id.depth),
+            xpos: n.id.xpos,
+            earliest_time: n.time_box.start,
+            latest_time: n.time_box.end,
+            block_offset: n.block_offset,
+            block_size: n.block_size,
+            parent: n.parent,
+            lchild: n.first_child,
+            rchild: n.last_child,
+        }));
+        Ok(SLOG2_OK)
     })
 }
 
 /// The next category of the file (preview categories included, index < 0):
 /// head, label characters into `text`, name characters into `legend`
-/// (four-argument arrays, no NUL). SLOG2_ERR_EOF after the last one.
+/// (four-argument arrays, no NUL). Returns SLOG2_OK; SLOG2_ERR_EOF after the
+/// last one; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_ARRAY_TOO_SMALL,
+/// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `head` is NULL or valid for one struct; each array base is NULL or valid
+/// for its `max_*` bytes, each `*_pos` NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_next_category(
     fp: SLOG2_File,
@@ -905,56 +977,50 @@ pub unsafe extern "C" fn SLOG2_Get_next_category(
     legend_pos: *mut c_int,
     max_legend: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(head);
-        let Some(c) = r.file.categories().get(r.next_category) else {
-            return err(SLOG2_ERR_EOF, "no more categories");
-        };
+    reader(fp, |r| {
+        let mut cur = lock(&r.cursor);
+        let c = r
+            .file
+            .categories()
+            .get(cur.next_category)
+            .ok_or_else(|| fail(SLOG2_ERR_EOF, "no more categories"))?;
         let label = c.info.label();
-        let chk = room_code(
-            room(text_pos, max_text, label.len(), text_base.is_null()),
-            "text",
-        )
-        .and_then(|_| {
-            room_code(
-                room(legend_pos, max_legend, c.name.len(), legend_base.is_null()),
-                "legend",
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (head, text, legend) = unsafe {
+            (
+                out::<A, _>(head, "head")?,
+                slots::<A, c_char>(text_base, text_pos, max_text, label.len(), "text")?,
+                slots::<A, c_char>(legend_base, legend_pos, max_legend, c.name.len(), "legend")?,
             )
-        });
-        if let Err(code) = chk {
-            return code;
-        }
+        };
         *head = SLOG2_Category_head_t {
             index: c.index,
             shape: c.topology as c_int,
-            red: c.color.red as c_int,
-            green: c.color.green as c_int,
-            blue: c.color.blue as c_int,
-            alpha: c.color.alpha as c_int,
-            width: c.width as c_int,
+            red: c_int::from(c.color.red),
+            green: c_int::from(c.color.green),
+            blue: c_int::from(c.color.blue),
+            alpha: c_int::from(c.color.alpha),
+            width: c_int::from(c.width),
             count: c.count,
             incl_ratio: c.incl_ratio,
             excl_ratio: c.excl_ratio,
         };
-        let l: Vec<c_char> = label.bytes().map(|b| b as c_char).collect();
-        let n: Vec<c_char> = c.name.bytes().map(|b| b as c_char).collect();
-        put(std::ptr::null_mut(), text_base, text_pos, &l);
-        put(std::ptr::null_mut(), legend_base, legend_pos, &n);
-        r.next_category += 1;
-        SLOG2_OK
+        text.fill(label.bytes().map(|b| b as c_char));
+        legend.fill(c.name.bytes().map(|b| b as c_char));
+        cur.next_category += 1;
+        Ok(SLOG2_OK)
     })
 }
 
-fn all(r: &mut ReaderState) -> Result<&Vec<Drawable>, c_int> {
-    if r.all.is_none() {
-        let mut v: Vec<Drawable> = match r.file.drawables().collect::<crate::Result<_>>() {
-            Ok(v) => v,
-            Err(e) => return Err(fail(e)),
-        };
-        v.sort_by(Drawable::drawing_cmp);
-        r.all = Some(v);
+/// The drawable at the cursor (loading every drawable on first use).
+fn current<'a>(file: &Slog2File, cur: &'a mut Cursor) -> Res<&'a Drawable> {
+    if cur.all.is_none() {
+        cur.all = Some(core(file.drawables_in_order())?);
     }
-    Ok(r.all.as_ref().expect("set above"))
+    cur.all
+        .as_ref()
+        .and_then(|v| v.get(cur.pos))
+        .ok_or_else(|| fail(SLOG2_ERR_EOF, "no more drawables"))
 }
 
 fn nverts(d: &Drawable) -> usize {
@@ -963,8 +1029,12 @@ fn nverts(d: &Drawable) -> usize {
 
 /// Time box and sizes of the next drawable in drawing order: `nt_coords` and
 /// `ny_coords` = its vertices (a composite: all members' vertices), `n_text` =
-/// info payload bytes. SLOG2_ERR_EOF at the end. (The first call loads every
-/// drawable of the file; for large files use SLOG2_Query_window.)
+/// info payload bytes. (The first call loads every drawable of the file; for
+/// large files use SLOG2_Query_window.) Returns SLOG2_OK; SLOG2_ERR_EOF at the
+/// end; SLOG2_ERR_NULL_ARG, SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// Every pointer is NULL or valid for one value.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Peek_next_drawable(
     fp: SLOG2_File,
@@ -974,29 +1044,38 @@ pub unsafe extern "C" fn SLOG2_Peek_next_drawable(
     ny_coords: *mut c_int,
     n_text: *mut c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(starttime, endtime, nt_coords, ny_coords, n_text);
-        let pos = r.pos;
-        let v = match all(r) {
-            Ok(v) => v,
-            Err(c) => return c,
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (s, e, nt, ny, nx) = unsafe {
+            (
+                out::<A, _>(starttime, "starttime")?,
+                out::<A, _>(endtime, "endtime")?,
+                out::<A, _>(nt_coords, "nt_coords")?,
+                out::<A, _>(ny_coords, "ny_coords")?,
+                out::<A, _>(n_text, "n_text")?,
+            )
         };
-        let Some(d) = v.get(pos) else {
-            return err(SLOG2_ERR_EOF, "no more drawables");
-        };
+        let mut cur = lock(&r.cursor);
+        let d = current(&r.file, &mut cur)?;
         let b = d.time_box();
-        *starttime = b.start;
-        *endtime = b.end;
-        *nt_coords = nverts(d) as c_int;
-        *ny_coords = nverts(d) as c_int;
-        *n_text = d.info().len() as c_int;
-        SLOG2_OK
+        let nv = c_len::<A>(nverts(d), "vertices")?;
+        *s = b.start;
+        *e = b.end;
+        *nt = nv;
+        *ny = nv;
+        *nx = c_len::<A>(d.info().len(), "info")?;
+        Ok(SLOG2_OK)
     })
 }
 
 /// The next drawable: box, category, `ncoords` = 2 × vertices doubles written
 /// as `(time, lineID)` pairs into `coord_base`, and the info payload into
-/// `text_base` (four-argument arrays). Advances the position.
+/// `text_base` (four-argument arrays). Advances the position. Returns as
+/// SLOG2_Peek_next_drawable, plus SLOG2_ERR_BAD_ARG and SLOG2_ERR_ARRAY_TOO_SMALL.
+///
+/// # Safety
+/// Scalar pointers are NULL or valid for one value; array bases are NULL or
+/// valid for their `*_max` elements; positions NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_next_drawable(
     fp: SLOG2_File,
@@ -1011,105 +1090,109 @@ pub unsafe extern "C" fn SLOG2_Get_next_drawable(
     text_pos: *mut c_int,
     text_max: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(starttime, endtime, category_index, ncoords);
-        let pos = r.pos;
-        let v = match all(r) {
-            Ok(v) => v,
-            Err(c) => return c,
-        };
-        let Some(d) = v.get(pos) else {
-            return err(SLOG2_ERR_EOF, "no more drawables");
-        };
-        let mut coords: Vec<f64> = Vec::with_capacity(2 * nverts(d));
-        for v in d.primitives().iter().flat_map(|p| p.vertices.iter()) {
-            coords.push(v.time);
-            coords.push(v.line as f64);
-        }
-        let info: Vec<c_char> = d.info().iter().map(|&b| b as c_char).collect();
-        let chk = room_code(
-            room(coord_pos, coord_max, coords.len(), coord_base.is_null()),
-            "coords",
-        )
-        .and_then(|_| {
-            room_code(
-                room(text_pos, text_max, info.len(), text_base.is_null()),
-                "text",
+    reader(fp, |r| {
+        let mut cur = lock(&r.cursor);
+        let d = current(&r.file, &mut cur)?;
+        let coords: Vec<f64> = d
+            .primitives()
+            .iter()
+            .flat_map(|p| p.vertices.iter())
+            .flat_map(|v| [v.time, f64::from(v.line)])
+            .collect();
+        let n = c_len::<A>(coords.len(), "coordinates")?;
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (s, e, cat, nc, coord, text) = unsafe {
+            (
+                out::<A, _>(starttime, "starttime")?,
+                out::<A, _>(endtime, "endtime")?,
+                out::<A, _>(category_index, "category_index")?,
+                out::<A, _>(ncoords, "ncoords")?,
+                slots::<A, f64>(coord_base, coord_pos, coord_max, coords.len(), "coords")?,
+                slots::<A, c_char>(text_base, text_pos, text_max, d.info().len(), "text")?,
             )
-        });
-        if let Err(code) = chk {
-            return code;
-        }
+        };
         let b = d.time_box();
-        *starttime = b.start;
-        *endtime = b.end;
-        *category_index = d.category();
-        put(ncoords, coord_base, coord_pos, &coords);
-        put(std::ptr::null_mut(), text_base, text_pos, &info);
-        r.pos += 1;
-        SLOG2_OK
+        *s = b.start;
+        *e = b.end;
+        *cat = d.category();
+        *nc = n;
+        coord.fill(coords);
+        text.fill(d.info().iter().map(|&b| b as c_char));
+        cur.pos += 1;
+        Ok(SLOG2_OK)
     })
 }
 
 /// Index of the next drawable of SLOG2_Get_next_drawable; -1 on a bad handle.
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_position(fp: SLOG2_File) -> i64 {
-    let mut out: i64 = -1;
-    let code = with_r(fp, |r| {
-        out = r.pos as i64;
-        SLOG2_OK
+    let mut at: i64 = -1;
+    reader(fp, |r| {
+        at = lock(&r.cursor).pos as i64;
+        Ok(SLOG2_OK)
     });
-    if code == SLOG2_OK {
-        out
-    } else {
-        -1
-    }
+    at
 }
 
 /// Set the drawable position (draft form: no result; see SLOG2_Set_position_ex).
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Set_position(fp: SLOG2_File, offset: i64) {
-    let _ = SLOG2_Set_position_ex(fp, offset);
+    // SAFETY: no pointer argument.
+    let _ = unsafe { SLOG2_Set_position_ex(fp, offset) };
 }
 
-/// Set the drawable position; SLOG2_ERR_BAD_ARG if outside `0..=count`.
+/// Set the drawable position. Returns SLOG2_OK; SLOG2_ERR_BAD_ARG if outside
+/// `0..=count`; SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// None beyond a handle from SLOG2_Open (any value is checked).
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Set_position_ex(fp: SLOG2_File, offset: i64) -> c_int {
-    with_r(fp, |r| {
-        let n = match all(r) {
-            Ok(v) => v.len() as i64,
-            Err(c) => return c,
-        };
-        if offset < 0 || offset > n {
-            return err(SLOG2_ERR_BAD_ARG, "position out of range");
+    reader(fp, |r| {
+        let mut cur = lock(&r.cursor);
+        if cur.all.is_none() {
+            cur.all = Some(core(r.file.drawables_in_order())?);
         }
-        r.pos = offset as usize;
-        SLOG2_OK
+        let n = cur.all.as_ref().map_or(0, |v| v.len()) as i64;
+        if offset < 0 || offset > n {
+            return Err(fail(
+                SLOG2_ERR_BAD_ARG,
+                format!("position {offset} is outside 0..={n}"),
+            ));
+        }
+        cur.pos = offset as usize;
+        Ok(SLOG2_OK)
     })
 }
 
-/// Bytes an info payload needs for `tokens`, reading `%s` lengths from `p`.
-unsafe fn payload_len(tokens: &[u8], p: *const u8) -> usize {
-    let mut n = 0usize;
-    for t in tokens {
-        n += match t {
-            b'h' => 2,
-            b'd' | b'x' | b'e' => 4,
-            b'l' | b'X' | b'E' => 8,
-            b's' => {
-                let len = i16::from_be_bytes([*p.add(n), *p.add(n + 1)]);
-                2 + len.max(0) as usize
-            }
-            _ => return n,
-        };
+/// Copy `text` into `buf` with a NUL, cut at a character boundary to fit.
+fn write_truncated(buf: &mut [u8], text: &str) {
+    let mut t = text;
+    while !t.is_empty() && t.len() + 1 > buf.len() {
+        let mut cut = t.len() - 1;
+        while !t.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        t = &t[..cut];
     }
-    n
+    write_cstr(buf, t);
 }
 
 /// Draft form: popup text of a payload for `category_index` into
 /// `instance_text` (NUL-terminated, truncated to `text_max`). The payload
-/// length is derived from the category's tokens (the draft passes none);
-/// prefer SLOG2_Get_drawable_text_ex.
+/// length is derived from the category's tokens (the draft passes none), so
+/// `drawable_text` must hold a whole payload of that category, as
+/// SLOG2_Get_next_drawable returns it; prefer SLOG2_Get_drawable_text_ex.
+///
+/// # Safety
+/// `drawable_text` is NULL or holds a complete payload for the category's
+/// label; `instance_text` is NULL or valid for `text_max` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_drawable_text(
     fp: SLOG2_File,
@@ -1118,34 +1201,38 @@ pub unsafe extern "C" fn SLOG2_Get_drawable_text(
     instance_text: *mut c_char,
     text_max: c_int,
 ) {
-    let _ = with_r(fp, |r| {
-        nonnull!(instance_text);
+    reader(fp, |r| {
         if text_max <= 0 {
-            return err(SLOG2_ERR_BAD_ARG, "text_max must be > 0");
+            return Err(fail(SLOG2_ERR_BAD_ARG, "text_max must be > 0"));
         }
+        // SAFETY: the caller's promise on `instance_text`.
+        let buf = unsafe { cbuf::<A>(instance_text, text_max, "instance_text") }?;
         let cat = r.file.category_or_unknown(category_index);
         let n = if drawable_text.is_null() {
             0
         } else {
-            payload_len(&cat.info.tokens, drawable_text as *const u8)
+            // SAFETY: the payload is complete for the category (caller), so
+            // every offset the token walk reads lies inside it.
+            crate::read::payload_len(&cat.info.tokens, |i| unsafe {
+                *(drawable_text as *const u8).add(i)
+            })
+            .unwrap_or(0)
         };
-        let bytes = slice(drawable_text as *const u8, n as c_int);
-        let text = crate::read::format_info(Some(&cat), bytes);
-        let mut t = text.as_str();
-        while t.len() + 1 > text_max as usize {
-            let mut cut = t.len() - 1;
-            while !t.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            t = &t[..cut];
-        }
-        put_cstr(instance_text, text_max as usize, t);
-        SLOG2_OK
+        // SAFETY: as above: `n` bytes are the payload.
+        let bytes = unsafe { slice_n::<A, u8>(drawable_text as *const u8, n, "drawable_text") }?;
+        write_truncated(buf, &crate::read::format_info(Some(&cat), bytes));
+        Ok(SLOG2_OK)
     });
 }
 
 /// Popup text of `ninfo` payload bytes for `category_index`, NUL-terminated
-/// into `out` (SLOG2_ERR_ARRAY_TOO_SMALL when it does not fit; nothing written).
+/// into `out` (the text `slog2 print` shows). Returns SLOG2_OK;
+/// SLOG2_ERR_ARRAY_TOO_SMALL (nothing written), SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `info` holds `ninfo` bytes (or is NULL when 0); `out` is NULL or valid for
+/// `out_max` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_drawable_text_ex(
     fp: SLOG2_File,
@@ -1155,32 +1242,55 @@ pub unsafe extern "C" fn SLOG2_Get_drawable_text_ex(
     out: *mut c_char,
     out_max: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(out);
-        if ninfo < 0 || (ninfo > 0 && info.is_null()) || out_max < 0 {
-            return err(SLOG2_ERR_BAD_ARG, "bad info or out_max");
-        }
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (bytes, buf) = unsafe {
+            (
+                bytes_in::<A>(info, ninfo, "info")?,
+                cbuf::<A>(out, out_max, "out")?,
+            )
+        };
         let cat = r.file.category_or_unknown(category_index);
-        let text = crate::read::format_info(Some(&cat), slice(info as *const u8, ninfo));
-        if !put_cstr(out, out_max as usize, &text) {
-            return err(SLOG2_ERR_ARRAY_TOO_SMALL, "out_max too small for the text");
+        if !write_cstr(buf, &crate::read::format_info(Some(&cat), bytes)) {
+            return Err(fail(
+                SLOG2_ERR_ARRAY_TOO_SMALL,
+                "out_max too small for the text",
+            ));
         }
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
-/// Number of y-coordinate maps in the file (the generated Identity Map included).
+/// Number of y-coordinate maps in the file (the generated Identity Map
+/// included). Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE,
+/// SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `n_maps` is NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_ycoordmap_count(fp: SLOG2_File, n_maps: *mut c_int) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(n_maps);
-        *n_maps = r.file.ycoordmaps().len() as c_int;
-        SLOG2_OK
+    reader(fp, |r| {
+        // SAFETY: the caller's promise on `n_maps`.
+        *unsafe { out::<A, _>(n_maps, "n_maps") }? = c_len::<A>(r.file.ycoordmaps().len(), "maps")?;
+        Ok(SLOG2_OK)
     })
+}
+
+fn ymap(r: &Reader, i: c_int) -> Res<&YCoordMap> {
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| r.file.ycoordmaps().get(i))
+        .ok_or_else(|| fail(SLOG2_ERR_BAD_ARG, format!("no y-coordinate map {i}")))
 }
 
 /// Map `i`: title (NUL-terminated into `title`, `title_max` bytes), shape,
 /// elements row-major (line ID first) through a four-argument array.
+/// Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (no such map), SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `title` is NULL or valid for `title_max` bytes; scalar pointers NULL or
+/// valid for one int; `elem_base` NULL or valid for `elem_max` ints.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_ycoordmap(
     fp: SLOG2_File,
@@ -1194,36 +1304,42 @@ pub unsafe extern "C" fn SLOG2_Get_ycoordmap(
     elem_pos: *mut c_int,
     elem_max: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(title, n_rows, n_columns, n_elems);
-        let Some(m) = usize::try_from(i)
-            .ok()
-            .and_then(|i| r.file.ycoordmaps().get(i))
-        else {
-            return err(SLOG2_ERR_BAD_ARG, "no such map");
+    reader(fp, |r| {
+        let m = ymap(r, i)?;
+        let n = m.rows.iter().map(|(_, v)| 1 + v.len()).sum::<usize>();
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (buf, nr, nc, ne, elems) = unsafe {
+            (
+                cbuf::<A>(title, title_max, "title")?,
+                out::<A, _>(n_rows, "n_rows")?,
+                out::<A, _>(n_columns, "n_columns")?,
+                out::<A, _>(n_elems, "n_elems")?,
+                slots::<A, c_int>(elem_base, elem_pos, elem_max, n, "elems")?,
+            )
         };
-        let elems: Vec<c_int> = m
-            .rows
-            .iter()
-            .flat_map(|(l, v)| std::iter::once(*l).chain(v.iter().copied()))
-            .collect();
-        if let Err(c) = room_code(
-            room(elem_pos, elem_max, elems.len(), elem_base.is_null()),
-            "elems",
-        ) {
-            return c;
+        if m.title.len() >= buf.len() {
+            return Err(fail(SLOG2_ERR_ARRAY_TOO_SMALL, "title buffer too small"));
         }
-        if title_max < 0 || !put_cstr(title, title_max as usize, &m.title) {
-            return err(SLOG2_ERR_ARRAY_TOO_SMALL, "title buffer too small");
-        }
-        *n_rows = m.rows.len() as c_int;
-        *n_columns = m.column_labels.len() as c_int + 1;
-        put(n_elems, elem_base, elem_pos, &elems);
-        SLOG2_OK
+        write_cstr(buf, &m.title);
+        *nr = c_len::<A>(m.rows.len(), "rows")?;
+        *nc = c_len::<A>(m.column_labels.len() + 1, "columns")?;
+        *ne = c_len::<A>(n, "elements")?;
+        elems.fill(
+            m.rows
+                .iter()
+                .flat_map(|(l, v)| std::iter::once(*l).chain(v.iter().copied())),
+        );
+        Ok(SLOG2_OK)
     })
 }
 
-/// Label of value column `col` (0-based, the line-ID column excluded) of map `i`.
+/// Label of value column `col` (0-based, the line-ID column excluded) of map
+/// `i`. Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (no such map or column),
+/// SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE,
+/// SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `label` is NULL or valid for `label_max` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Get_ycoordmap_label(
     fp: SLOG2_File,
@@ -1232,76 +1348,32 @@ pub unsafe extern "C" fn SLOG2_Get_ycoordmap_label(
     label: *mut c_char,
     label_max: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(label);
-        let Some(m) = usize::try_from(i)
-            .ok()
-            .and_then(|i| r.file.ycoordmaps().get(i))
-        else {
-            return err(SLOG2_ERR_BAD_ARG, "no such map");
-        };
-        let Some(l) = usize::try_from(col)
+    reader(fp, |r| {
+        let m = ymap(r, i)?;
+        let l = usize::try_from(col)
             .ok()
             .and_then(|c| m.column_labels.get(c))
-        else {
-            return err(SLOG2_ERR_BAD_ARG, "no such column");
-        };
-        if label_max < 0 || !put_cstr(label, label_max as usize, l) {
-            return err(SLOG2_ERR_ARRAY_TOO_SMALL, "label buffer too small");
+            .ok_or_else(|| fail(SLOG2_ERR_BAD_ARG, format!("no column {col} in map {i}")))?;
+        // SAFETY: the caller's promise on `label`.
+        let buf = unsafe { cbuf::<A>(label, label_max, "label") }?;
+        if !write_cstr(buf, l) {
+            return Err(fail(SLOG2_ERR_ARRAY_TOO_SMALL, "label buffer too small"));
         }
-        SLOG2_OK
+        Ok(SLOG2_OK)
     })
 }
 
-/// Row kinds in query results.
+/// Row kind: a primitive (top level, or a member after its composite's row).
 pub const SLOG2_KIND_PRIMITIVE: c_int = 0;
+/// Row kind: a composite (its members follow it).
 pub const SLOG2_KIND_COMPOSITE: c_int = 1;
+/// Row kind: a preview shadow.
 pub const SLOG2_KIND_SHADOW: c_int = 2;
-
-struct Row {
-    kind: c_int,
-    cat: c_int,
-    start: f64,
-    end: f64,
-    line0: c_int,
-    line1: c_int,
-    num_real: i64,
-    info: Vec<u8>,
-}
-
-fn rows_of(ds: &[Drawable], ss: &[Shadow]) -> Vec<Row> {
-    let mut v: Vec<Row> = ds
-        .iter()
-        .map(|d| {
-            let b = d.time_box();
-            Row {
-                kind: if matches!(d, Drawable::Composite(_)) {
-                    SLOG2_KIND_COMPOSITE
-                } else {
-                    SLOG2_KIND_PRIMITIVE
-                },
-                cat: d.category(),
-                start: b.start,
-                end: b.end,
-                line0: d.first_line(),
-                line1: d.last_line(),
-                num_real: d.primitives().len() as i64,
-                info: d.info().to_vec(),
-            }
-        })
-        .collect();
-    v.extend(ss.iter().map(|s| Row {
-        kind: SLOG2_KIND_SHADOW,
-        cat: s.category,
-        start: s.time_box.start,
-        end: s.time_box.end,
-        line0: s.vertices.first().map_or(0, |v| v.line),
-        line1: s.vertices.last().map_or(0, |v| v.line),
-        num_real: s.num_real,
-        info: Vec::new(),
-    }));
-    v
-}
+const _: () = assert!(
+    SLOG2_KIND_PRIMITIVE == crate::read::ROW_PRIMITIVE as c_int
+        && SLOG2_KIND_COMPOSITE == crate::read::ROW_COMPOSITE as c_int
+        && SLOG2_KIND_SHADOW == crate::read::ROW_SHADOW as c_int
+);
 
 /// Column outputs of a query; any column pointer may be NULL to skip it.
 #[repr(C)]
@@ -1316,13 +1388,40 @@ pub struct SLOG2_Query_columns {
     pub line1: *mut c_int,
     /// Primitives summarised (shadows), members (composites), 1 (primitives).
     pub num_real: *mut i64,
-    /// Offset of the row's info bytes in `info_base`, and their count.
+    /// Offset of the row's info bytes in `info_base` (-1 when none), and their count.
     pub info_offset: *mut c_int,
     pub info_len: *mut c_int,
+    /// Time of the first and of the last vertex (shadows: box start and end):
+    /// an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+    pub time0: *mut f64,
+    pub time1: *mut f64,
+    /// Row of the composite a member row belongs to (members follow their
+    /// composite's row), else -1.
+    pub parent: *mut c_int,
 }
 
+/// Fill one optional column with `vals` at `pos` (room checked by the caller).
+///
+/// # Safety
+/// `col` is NULL or valid for writes of `pos + n` elements.
+unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item = T>) {
+    if col.is_null() {
+        return;
+    }
+    // SAFETY: room for `pos + vals.len()` elements (caller).
+    let dst = unsafe { std::slice::from_raw_parts_mut(col.add(pos), vals.len()) };
+    for (d, v) in dst.iter_mut().zip(vals) {
+        *d = v;
+    }
+}
+
+/// Write a query's rows into the caller's columns (see SLOG2_Query_window).
+///
+/// # Safety
+/// As SLOG2_Query_window's pointer arguments.
+#[allow(clippy::too_many_arguments)]
 unsafe fn fill_rows(
-    rows: &[Row],
+    rows: &Rows,
     n_out: *mut c_int,
     cols: *const SLOG2_Query_columns,
     pos: *mut c_int,
@@ -1330,64 +1429,94 @@ unsafe fn fill_rows(
     info_base: *mut c_char,
     info_pos: *mut c_int,
     info_max: c_int,
-) -> c_int {
-    if n_out.is_null() || cols.is_null() {
-        return err(SLOG2_ERR_NULL_ARG, "NULL n_out or columns");
-    }
-    let info_total: usize = rows.iter().map(|r| r.info.len()).sum();
-    if let Err(c) = room_code(room(pos, max, rows.len(), false), "rows") {
-        *n_out = rows.len() as c_int;
-        return c;
-    }
-    if let Err(c) = room_code(
-        room(info_pos, info_max, info_total, info_base.is_null()),
-        "info",
-    ) {
-        *n_out = rows.len() as c_int;
-        return c;
-    }
-    let c = &*cols;
-    let p0 = *pos as usize;
-    let mut ip = *info_pos;
-    for (k, r) in rows.iter().enumerate() {
-        let i = p0 + k;
-        macro_rules! set {
-            ($col:ident, $v:expr) => {
-                if !c.$col.is_null() {
-                    *c.$col.add(i) = $v;
-                }
-            };
+    stats: *mut SLOG2_Query_stats,
+) -> Res<c_int> {
+    let n = c_len::<A>(rows.len(), "rows")?;
+    c_len::<A>(rows.info.len(), "info bytes")?;
+    // SAFETY: the caller's promises; every array is checked before writing.
+    let (n_out, cols) = unsafe {
+        (
+            out::<A, _>(n_out, "n_out")?,
+            input::<A, _>(cols, "columns")?,
+        )
+    };
+    // The columns share `pos`/`max`; the info bytes have their own array.
+    // SAFETY: as above.
+    let checked = unsafe {
+        room::<A>(pos, max, rows.len(), "rows").and_then(|p0| {
+            slots::<A, c_char>(info_base, info_pos, info_max, rows.info.len(), "info")
+                .map(|i| (p0, i))
+        })
+    };
+    let (p0, info_room) = match checked {
+        Ok(c) => c,
+        Err(f) => {
+            *n_out = n;
+            return Err(f);
         }
-        set!(kind, r.kind);
-        set!(category, r.cat);
-        set!(start, r.start);
-        set!(end, r.end);
-        set!(line0, r.line0);
-        set!(line1, r.line1);
-        set!(num_real, r.num_real);
-        set!(info_offset, if r.info.is_empty() { -1 } else { ip });
-        set!(info_len, r.info.len() as c_int);
-        if !r.info.is_empty() {
-            std::ptr::copy_nonoverlapping(
-                r.info.as_ptr() as *const c_char,
-                info_base.add(ip as usize),
-                r.info.len(),
-            );
-            ip += r.info.len() as c_int;
-        }
+    };
+    // SAFETY: `info_pos` was checked non-NULL by `slots`.
+    let ip0 = unsafe { *info_pos };
+    let spans = rows.info_offset.windows(2);
+    // SAFETY: each non-NULL column holds `max` >= p0 + n elements (caller,
+    // checked against `max`); `pos` and `stats` as promised.
+    unsafe {
+        column(cols.kind, p0, rows.kind.iter().map(|&k| c_int::from(k)));
+        column(cols.category, p0, rows.category.iter().copied());
+        column(cols.start, p0, rows.start.iter().copied());
+        column(cols.end, p0, rows.end.iter().copied());
+        column(cols.time0, p0, rows.time0.iter().copied());
+        column(cols.time1, p0, rows.time1.iter().copied());
+        column(cols.line0, p0, rows.line0.iter().copied());
+        column(cols.line1, p0, rows.line1.iter().copied());
+        column(cols.parent, p0, rows.parent.iter().copied());
+        column(cols.num_real, p0, rows.num_real.iter().copied());
+        column(
+            cols.info_offset,
+            p0,
+            spans
+                .clone()
+                .map(|w| if w[1] > w[0] { ip0 + w[0] as c_int } else { -1 }),
+        );
+        column(cols.info_len, p0, spans.map(|w| (w[1] - w[0]) as c_int));
+        put_stats(stats, rows);
+        *pos += n;
     }
-    *pos += rows.len() as c_int;
-    *info_pos = ip;
-    *n_out = rows.len() as c_int;
-    SLOG2_OK
+    info_room.fill(rows.info.iter().map(|&b| b as c_char));
+    *n_out = n;
+    Ok(SLOG2_OK)
+}
+
+/// # Safety
+/// `stats` is NULL or valid for one struct.
+unsafe fn put_stats(stats: *mut SLOG2_Query_stats, rows: &Rows) {
+    // SAFETY: forwarded.
+    unsafe {
+        set_opt(
+            stats,
+            SLOG2_Query_stats {
+                nodes_read: c_int::try_from(rows.stats.nodes_read).unwrap_or(c_int::MAX),
+                bytes_read: i64::try_from(rows.stats.bytes_read).unwrap_or(i64::MAX),
+            },
+        )
+    };
 }
 
 /// Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
-/// row each, written in columns at `pos` (capacity `max` rows) with info
-/// bytes packed into `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is
-/// written and `*n_out` holds the rows needed (so a first call with `max` 0
-/// sizes the arrays; SLOG2_Query_window_size gives both sizes). `stats` (may
-/// be NULL) gets the nodes and bytes the query read.
+/// row each (a composite row is followed by its members' rows), written in
+/// columns at `pos` (capacity `max` rows) with info bytes packed into
+/// `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+/// holds the rows needed (so a first call with `max` 0 sizes the arrays;
+/// SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+/// nodes and bytes the query read. Safe to call from many threads on one
+/// handle. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_ARG (t0 > t1, NaN, negative pos/max, over 2^31 rows),
+/// SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `n_out`, `pos`, `info_pos` NULL or valid for one int; `columns` NULL or a
+/// valid struct whose non-NULL columns hold `max` elements; `info_base` NULL
+/// or valid for `info_max` bytes; `stats` NULL or valid for one struct.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_window(
     fp: SLOG2_File,
@@ -1402,31 +1531,22 @@ pub unsafe extern "C" fn SLOG2_Query_window(
     info_max: c_int,
     stats: *mut SLOG2_Query_stats,
 ) -> c_int {
-    with_r(fp, |r| match r.file.window(t0, t1) {
-        Ok(w) => {
-            if !stats.is_null() {
-                *stats = SLOG2_Query_stats {
-                    nodes_read: w.stats.nodes_read as c_int,
-                    bytes_read: w.stats.bytes_read as i64,
-                };
-            }
+    reader(fp, |r| {
+        let rows = core(r.file.window_rows(t0, t1))?;
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
             fill_rows(
-                &rows_of(&w.drawables, &[]),
-                n_out,
-                columns,
-                pos,
-                max,
-                info_base,
-                info_pos,
-                info_max,
+                &rows, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
             )
         }
-        Err(e) => fail(e),
     })
 }
 
 /// Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
-/// (depth >= 0) would return.
+/// (depth >= 0) would return. Returns as SLOG2_Query_window.
+///
+/// # Safety
+/// `n_rows` and `n_info_bytes` are NULL or valid for one int each.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_window_size(
     fp: SLOG2_File,
@@ -1436,23 +1556,22 @@ pub unsafe extern "C" fn SLOG2_Query_window_size(
     n_rows: *mut c_int,
     n_info_bytes: *mut c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(n_rows, n_info_bytes);
-        let res = if depth < 0 {
-            r.file.window(t0, t1).map(|w| rows_of(&w.drawables, &[]))
-        } else {
-            r.file
-                .preview(t0, t1, depth as i16)
-                .map(|p| rows_of(&p.drawables, &p.shadows))
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (nr, ni) = unsafe {
+            (
+                out::<A, _>(n_rows, "n_rows")?,
+                out::<A, _>(n_info_bytes, "n_info_bytes")?,
+            )
         };
-        match res {
-            Ok(rows) => {
-                *n_rows = rows.len() as c_int;
-                *n_info_bytes = rows.iter().map(|x| x.info.len()).sum::<usize>() as c_int;
-                SLOG2_OK
-            }
-            Err(e) => fail(e),
-        }
+        let rows = core(if depth < 0 {
+            r.file.window_rows(t0, t1)
+        } else {
+            r.file.preview_rows(t0, t1, depth)
+        })?;
+        *nr = c_len::<A>(rows.len(), "rows")?;
+        *ni = c_len::<A>(rows.info.len(), "info bytes")?;
+        Ok(SLOG2_OK)
     })
 }
 
@@ -1460,7 +1579,12 @@ pub unsafe extern "C" fn SLOG2_Query_window_size(
 /// rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
 /// category -1/-2/-3, num_real) summarising the levels below. Same array
 /// conventions as SLOG2_Query_window; per-category weights of the shadows:
-/// SLOG2_Query_preview_weights.
+/// SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+/// root's reads just the root. Returns as SLOG2_Query_window
+/// (SLOG2_ERR_BAD_ARG also for depth < 0).
+///
+/// # Safety
+/// As SLOG2_Query_window.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_preview(
     fp: SLOG2_File,
@@ -1476,39 +1600,30 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
     info_max: c_int,
     stats: *mut SLOG2_Query_stats,
 ) -> c_int {
-    with_r(fp, |r| {
+    reader(fp, |r| {
         if depth < 0 {
-            return err(SLOG2_ERR_BAD_ARG, "depth must be >= 0");
+            return Err(fail(SLOG2_ERR_BAD_ARG, "depth must be >= 0"));
         }
-        match r.file.preview(t0, t1, depth as i16) {
-            Ok(p) => {
-                if !stats.is_null() {
-                    *stats = SLOG2_Query_stats {
-                        nodes_read: p.stats.nodes_read as c_int,
-                        bytes_read: p.stats.bytes_read as i64,
-                    };
-                }
-                fill_rows(
-                    &rows_of(&p.drawables, &p.shadows),
-                    n_out,
-                    columns,
-                    pos,
-                    max,
-                    info_base,
-                    info_pos,
-                    info_max,
-                )
-            }
-            Err(e) => fail(e),
+        let rows = core(r.file.preview_rows(t0, t1, depth))?;
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
+            fill_rows(
+                &rows, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
+            )
         }
     })
 }
 
 /// Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
-/// entry per (shadow, category): `shadow` = index of the shadow among the
-/// preview's shadows (0-based, in row order), category, inclusive and
-/// exclusive ratio, count. Four-argument convention on `pos`/`max`; on
-/// SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries needed.
+/// entry per (shadow, category): `shadow` = the shadow's row in the preview's
+/// rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+/// row ascending. Four-argument convention on `pos`/`max` (all five arrays
+/// share them); on SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries
+/// needed. Returns as SLOG2_Query_preview.
+///
+/// # Safety
+/// `n_out` and `pos` NULL or valid for one int; the five arrays NULL or valid
+/// for `max` elements each.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Query_preview_weights(
     fp: SLOG2_File,
@@ -1524,45 +1639,49 @@ pub unsafe extern "C" fn SLOG2_Query_preview_weights(
     pos: *mut c_int,
     max: c_int,
 ) -> c_int {
-    with_r(fp, |r| {
-        nonnull!(n_out);
+    reader(fp, |r| {
+        // SAFETY: the caller's promise on `n_out`.
+        let n_out = unsafe { out::<A, _>(n_out, "n_out") }?;
         if depth < 0 {
-            return err(SLOG2_ERR_BAD_ARG, "depth must be >= 0");
+            return Err(fail(SLOG2_ERR_BAD_ARG, "depth must be >= 0"));
         }
-        let p = match r.file.preview(t0, t1, depth as i16) {
-            Ok(p) => p,
-            Err(e) => return fail(e),
+        let rows = core(r.file.preview_rows(t0, t1, depth))?;
+        let ws = &rows.weights;
+        let n = c_len::<A>(ws.len(), "weights")?;
+        // SAFETY: the caller's promise on `pos`; nothing is written yet.
+        let checked = unsafe { room::<A>(pos, max, ws.len(), "weights") }.and_then(|p0| {
+            let any_null = shadow.is_null()
+                || category.is_null()
+                || incl.is_null()
+                || excl.is_null()
+                || count.is_null();
+            if any_null && !ws.is_empty() {
+                return Err(fail(SLOG2_ERR_NULL_ARG, "NULL weights array"));
+            }
+            Ok(p0)
+        });
+        let p0 = match checked {
+            Ok(p0) => p0,
+            Err(f) => {
+                *n_out = n;
+                return Err(f);
+            }
         };
-        let ws: Vec<(c_int, &Weight)> = p
-            .shadows
-            .iter()
-            .enumerate()
-            .flat_map(|(i, s)| s.weights.iter().map(move |w| (i as c_int, w)))
-            .collect();
-        let any_null = shadow.is_null()
-            || category.is_null()
-            || incl.is_null()
-            || excl.is_null()
-            || count.is_null();
-        if let Err(c) = room_code(room(pos, max, ws.len(), any_null), "weights") {
-            *n_out = ws.len() as c_int;
-            return c;
+        // SAFETY: all five checked for `ws.len()` elements at `*pos`.
+        unsafe {
+            column(shadow, p0, ws.row.iter().copied());
+            column(category, p0, ws.category.iter().copied());
+            column(incl, p0, ws.incl.iter().copied());
+            column(excl, p0, ws.excl.iter().copied());
+            column(count, p0, ws.count.iter().copied());
+            *pos += n;
         }
-        let p0 = *pos as usize;
-        for (k, (i, w)) in ws.iter().enumerate() {
-            *shadow.add(p0 + k) = *i;
-            *category.add(p0 + k) = w.category;
-            *incl.add(p0 + k) = w.incl;
-            *excl.add(p0 + k) = w.excl;
-            *count.add(p0 + k) = w.count;
-        }
-        *pos += ws.len() as c_int;
-        *n_out = ws.len() as c_int;
-        SLOG2_OK
+        *n_out = n;
+        Ok(SLOG2_OK)
     })
 }
 
-/// Static text for an SLOG2 return code.
+/// Static text for an SLOG2 return code (never NULL).
 #[no_mangle]
 pub extern "C" fn SLOG2_Get_err_string(ierr: c_int) -> *const c_char {
     let s: &CStr = match ierr {
@@ -1579,6 +1698,10 @@ pub extern "C" fn SLOG2_Get_err_string(ierr: c_int) -> *const c_char {
         SLOG2_ERR_STATE => c"call not allowed in the current state",
         SLOG2_ERR_NO_DRAWABLES => c"no drawable was written; no file created",
         SLOG2_ERR_PANIC => c"internal error (caught at the C boundary)",
+        SLOG2_ERR_PARSE => c"a trace record could not be parsed",
+        SLOG2_ERR_INVALID_DRAWABLE => c"a drawable breaks a rule of the format",
+        SLOG2_ERR_UNSUPPORTED => c"not supported by this implementation",
+        SLOG2_ERR_SOURCE => c"the trace source reported an error",
         _ if ierr < 0 => c"buffer too small: the negative value is the needed length",
         _ => c"unknown error code",
     };
@@ -1590,4 +1713,55 @@ pub extern "C" fn SLOG2_Get_err_string(ierr: c_int) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn SLOG2_Get_last_error() -> *const c_char {
     last_error_ptr()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every library error kind has its own documented code with text.
+    #[test]
+    fn error_codes_are_distinct_and_named() {
+        use std::path::PathBuf;
+        let errors = [
+            Error::Io {
+                path: PathBuf::from("x"),
+                source: std::io::Error::other("e"),
+            },
+            Error::BadVersion { found: "x".into() },
+            Error::OrderViolation {
+                index: 1,
+                end: 0.0,
+                prev_end: 1.0,
+                location: String::new(),
+            },
+            Error::InvalidDrawable {
+                index: 1,
+                detail: "d".into(),
+                location: String::new(),
+            },
+            Error::Parse {
+                loc: crate::error::TextLocation {
+                    file: "f".into(),
+                    line: 1,
+                    column: 1,
+                },
+                detail: "d".into(),
+            },
+            Error::InvalidArgument("a".into()),
+            Error::Source("s".into()),
+            Error::NoDrawables,
+            Error::Unsupported("u".into()),
+        ];
+        let codes: Vec<c_int> = errors.iter().map(Slog2Api::code).collect();
+        let mut uniq = codes.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), codes.len(), "{codes:?}");
+        for c in codes {
+            // SAFETY: static NUL-terminated text.
+            let s = unsafe { CStr::from_ptr(SLOG2_Get_err_string(c)) };
+            assert_ne!(s.to_str().unwrap(), "unknown error code");
+        }
+    }
 }

@@ -8,16 +8,27 @@
 //! the first `TRACE_Peek_next_primitive` enters the composite); a call for
 //! the wrong kind of record is an error that changes nothing.
 //!
-//! Thread safety: any function may be called from any thread; calls on all
-//! TRACE handles serialise on one lock.
+//! Return codes: 0 on success, else one of the `TRACE_ERR_*` codes (new
+//! macros: slog2sdk's header defines no codes, so no client can clash with
+//! them); `TRACE_Get_err_string` gives static text, `SLOG2_Get_last_error`
+//! the detail (file:line:column, byte offset). Every function can also
+//! return `TRACE_ERR_PANIC`; each function's comment lists its other codes.
+//!
+//! Thread safety: any function may be called from any thread; calls on one
+//! handle serialise on that handle's lock, different handles never wait for
+//! each other.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
 use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
-use super::{guard, put, put_cstr, room, set_last_error, Registry, Room};
+use super::{
+    c_len, cbuf, cstr, entry, fail, fail_with, lock, out, slots, write_cstr, Api, Registry, Res,
+};
+use crate::error::Error;
 use crate::model::*;
 use crate::trace::{open_source, Record, TraceSource};
 
@@ -56,22 +67,74 @@ pub struct TRACE_Category_head_t {
     pub width: c_int,
 }
 
-// Return codes (0 = success; documented in TRACE_Get_err_string).
-const E_NULL: c_int = 1;
-const E_HANDLE: c_int = 2;
-const E_OPEN: c_int = 3;
-const E_READ: c_int = 4;
-const E_KIND: c_int = 5;
-const E_SMALL: c_int = 6;
-const E_ARG: c_int = 7;
-const E_UNSUPPORTED: c_int = 8;
-const E_POSITION: c_int = 9;
-const E_PANIC: c_int = 10;
+/// A required pointer argument is NULL.
+pub const TRACE_ERR_NULL_ARG: c_int = 1;
+/// Unknown, closed or NULL `TRACE_file` handle (or an SLOG2 handle).
+pub const TRACE_ERR_BAD_HANDLE: c_int = 2;
+/// The trace cannot be opened (missing file, unknown format; see the detail).
+pub const TRACE_ERR_OPEN: c_int = 3;
+/// The trace is damaged (an SLOG-2 file's bytes; see the detail's byte offset).
+pub const TRACE_ERR_READ: c_int = 4;
+/// The call does not match the kind of the current record.
+pub const TRACE_ERR_KIND: c_int = 5;
+/// An output array is too small (pos + n > max); nothing was written.
+pub const TRACE_ERR_ARRAY_TOO_SMALL: c_int = 6;
+/// A negative pos or max, or another argument out of range.
+pub const TRACE_ERR_BAD_ARG: c_int = 7;
+/// The function is not supported by this implementation.
+pub const TRACE_ERR_UNSUPPORTED: c_int = 8;
+/// Invalid position (not from TRACE_Get_position, past the end, or inside a composite).
+pub const TRACE_ERR_POSITION: c_int = 9;
+/// Internal error caught at the C boundary.
+pub const TRACE_ERR_PANIC: c_int = 10;
+/// Operating-system I/O error while reading (the detail names the file).
+pub const TRACE_ERR_IO: c_int = 11;
+/// A text record could not be parsed (the detail gives file:line:column).
+pub const TRACE_ERR_PARSE: c_int = 12;
+/// A drawable breaks the TRACE-API rules (end-time order, box, vertices).
+pub const TRACE_ERR_INVALID_DRAWABLE: c_int = 13;
+/// An external TRACE-API library reported an error.
+pub const TRACE_ERR_SOURCE: c_int = 14;
+
+/// The TRACE API's codes.
+pub(crate) struct TraceApi;
+
+impl Api for TraceApi {
+    const NULL_ARG: c_int = TRACE_ERR_NULL_ARG;
+    const BAD_ARG: c_int = TRACE_ERR_BAD_ARG;
+    const TOO_SMALL: c_int = TRACE_ERR_ARRAY_TOO_SMALL;
+    const PANIC: c_int = TRACE_ERR_PANIC;
+
+    fn code(e: &Error) -> c_int {
+        match e {
+            Error::Io { .. } => TRACE_ERR_IO,
+            Error::BadVersion { .. }
+            | Error::Truncated { .. }
+            | Error::BlockOutOfRange { .. }
+            | Error::Malformed { .. } => TRACE_ERR_READ,
+            Error::OrderViolation { .. } | Error::InvalidDrawable { .. } => {
+                TRACE_ERR_INVALID_DRAWABLE
+            }
+            Error::Parse { .. } => TRACE_ERR_PARSE,
+            Error::InvalidArgument(_) => TRACE_ERR_BAD_ARG,
+            Error::Source(_) => TRACE_ERR_SOURCE,
+            // A trace without drawables is not an error for a reader.
+            Error::NoDrawables => TRACE_ERR_READ,
+            Error::Unsupported(_) => TRACE_ERR_UNSUPPORTED,
+        }
+    }
+}
+
+type A = TraceApi;
+
+const E_PANIC: c_int = TRACE_ERR_PANIC;
 
 const HELP: &CStr = c"usage: TRACE_Open(filespec): filespec is the path of one trace file, either an SLOG-2 2.0.6 file \
 or a text trace in slog2sdk's sample format (Category/YCoordMap/Primitive/Composite lines); the kind is chosen by \
 content. A filespec whose first word is -h, --h, -help or --help asks for this text.";
 
+/// The reader behind a `TRACE_file`: the source, the record the last Peek
+/// announced, and the members of a composite being delivered.
 struct State {
     path: PathBuf,
     src: Box<dyn TraceSource + Send>,
@@ -98,21 +161,17 @@ impl State {
     }
 
     /// Load the next top-level record if none is current.
-    fn fill(&mut self) -> Result<(), c_int> {
+    fn fill(&mut self) -> Res<()> {
         if self.current.is_none() && self.members.is_empty() && !self.eof {
-            match self.src.next_record() {
-                Ok(Some(r)) => self.current = Some(r),
-                Ok(None) => self.eof = true,
-                Err(e) => {
-                    set_last_error(e.to_string());
-                    return Err(E_READ);
-                }
+            match self.src.next_record().map_err(fail_with::<A>)? {
+                Some(r) => self.current = Some(r),
+                None => self.eof = true,
             }
         }
         Ok(())
     }
 
-    fn kind(&mut self) -> Result<TRACE_Rec_Kind_t, c_int> {
+    fn kind(&mut self) -> Res<TRACE_Rec_Kind_t> {
         self.fill()?;
         if !self.members.is_empty() {
             return Ok(TRACE_Rec_Kind_t::TRACE_PRIMITIVE_DRAWABLE);
@@ -126,19 +185,44 @@ impl State {
         })
     }
 
-    /// The primitive a Peek/Get_next_primitive refers to, entering a composite if needed.
-    fn primitive(&mut self) -> Result<(TimeBox, &Primitive), c_int> {
+    /// The current record if it is a category.
+    fn category(&mut self) -> Res<&Category> {
         self.fill()?;
-        if self.members.is_empty() {
-            if let Some(Record::Composite(_)) = &self.current {
-                if let Some(Record::Composite(c)) = self.current.take() {
-                    self.consumed += 1;
-                    self.members = c
-                        .member_boxes
-                        .into_iter()
-                        .zip(c.composite.members)
-                        .collect();
-                }
+        match &self.current {
+            Some(Record::Category(c)) if self.members.is_empty() => Ok(c),
+            _ => Err(wrong_kind("a category")),
+        }
+    }
+
+    /// The current record if it is a y-coordinate map.
+    fn ycoordmap(&mut self) -> Res<&YCoordMap> {
+        self.fill()?;
+        match &self.current {
+            Some(Record::YCoordMap(m)) if self.members.is_empty() => Ok(m),
+            _ => Err(wrong_kind("a y-coordinate map")),
+        }
+    }
+
+    /// The current record if it is a composite (not yet entered).
+    fn composite(&mut self) -> Res<&crate::trace::TraceComposite> {
+        self.fill()?;
+        match &self.current {
+            Some(Record::Composite(c)) if self.members.is_empty() => Ok(c),
+            _ => Err(wrong_kind("a composite")),
+        }
+    }
+
+    /// The primitive a Peek/Get_next_primitive refers to, entering a composite if needed.
+    fn primitive(&mut self) -> Res<(TimeBox, &Primitive)> {
+        self.fill()?;
+        if self.members.is_empty() && matches!(self.current, Some(Record::Composite(_))) {
+            if let Some(Record::Composite(c)) = self.current.take() {
+                self.consumed += 1;
+                self.members = c
+                    .member_boxes
+                    .into_iter()
+                    .zip(c.composite.members)
+                    .collect();
             }
         }
         if let Some((b, p)) = self.members.front() {
@@ -161,125 +245,118 @@ impl State {
         self.current = None;
         self.consumed += 1;
     }
-}
 
-fn wrong_kind(what: &str) -> c_int {
-    set_last_error(format!("the current record is not {what}"));
-    E_KIND
-}
-
-static TRACES: Registry<State> = Registry::new();
-
-fn id(fp: TRACE_file) -> usize {
-    fp as usize
-}
-
-/// Run `f` on the handle's state.
-fn with(fp: TRACE_file, f: impl FnOnce(&mut State) -> c_int) -> c_int {
-    guard(E_PANIC, || {
-        if fp.is_null() {
-            set_last_error("NULL TRACE_file handle");
-            return E_HANDLE;
+    /// Skip top-level records up to position `offset` (>= the current one).
+    fn skip_to(&mut self, offset: i64) -> Res<()> {
+        while self.consumed < offset {
+            match self.kind()? {
+                TRACE_Rec_Kind_t::TRACE_EOF => {
+                    return Err(fail(
+                        TRACE_ERR_POSITION,
+                        format!("position {offset} is past the end of the trace"),
+                    ))
+                }
+                _ => {
+                    self.members.clear();
+                    self.consume();
+                }
+            }
         }
-        TRACES.with(id(fp), f).unwrap_or_else(|| {
-            set_last_error("unknown or closed TRACE_file handle");
-            E_HANDLE
-        })
-    })
-}
-
-fn check(r: Room, what: &str) -> Result<(), c_int> {
-    match r {
-        Room::Ok => Ok(()),
-        Room::NullArg => {
-            set_last_error(format!("{what}: NULL pointer"));
-            Err(E_NULL)
-        }
-        Room::BadArg => {
-            set_last_error(format!("{what}: negative pos or max"));
-            Err(E_ARG)
-        }
-        Room::TooSmall => {
-            set_last_error(format!("{what}: array too small (pos + n > max)"));
-            Err(E_SMALL)
-        }
+        Ok(())
     }
 }
 
-macro_rules! nonnull {
-    ($($p:expr),*) => {
-        $( if $p.is_null() { set_last_error(concat!("NULL argument: ", stringify!($p))); return E_NULL; } )*
-    };
+fn wrong_kind(what: &str) -> super::Fail {
+    fail(TRACE_ERR_KIND, format!("the current record is not {what}"))
+}
+
+static TRACES: Registry<Mutex<State>> = Registry::new();
+
+/// Run `f` on the handle's state (under the handle's own lock).
+fn with(fp: TRACE_file, f: impl FnOnce(&mut State) -> Res<c_int>) -> c_int {
+    entry::<A>(|| {
+        if fp.is_null() {
+            return Err(fail(TRACE_ERR_BAD_HANDLE, "NULL TRACE_file handle"));
+        }
+        let h = TRACES
+            .get(fp as usize)
+            .ok_or_else(|| fail(TRACE_ERR_BAD_HANDLE, "unknown or closed TRACE_file handle"))?;
+        let mut st = lock(&h);
+        f(&mut st)
+    })
 }
 
 /// Open a trace. `*fp` is always stored: a handle on success; NULL with
 /// return 0 when the filespec asks for help (print `TRACE_Get_err_string(0)`);
-/// NULL with a non-zero code on failure.
+/// NULL with a non-zero code on failure. Returns 0; TRACE_ERR_NULL_ARG,
+/// TRACE_ERR_OPEN (the detail says why: missing file, unknown format, ...).
+///
+/// # Safety
+/// `filespec` is NULL or a NUL-terminated string; `fp` is NULL or valid for
+/// writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Open(filespec: *const c_char, fp: *mut TRACE_file) -> c_int {
-    guard(E_PANIC, || {
-        nonnull!(fp);
+    entry::<A>(|| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (fp, spec) = unsafe { (out::<A, _>(fp, "fp")?, cstr::<A>(filespec, "filespec")) };
         *fp = std::ptr::null_mut();
-        nonnull!(filespec);
-        let spec = CStr::from_ptr(filespec).to_string_lossy().into_owned();
+        let spec = spec?;
         let first = spec.split_whitespace().next().unwrap_or("");
         if matches!(first, "-h" | "--h" | "-help" | "--help") {
-            return 0;
+            return Ok(0);
         }
-        match State::open(PathBuf::from(spec.trim())) {
-            Ok(st) => {
-                *fp = TRACES.insert(st) as TRACE_file;
-                0
-            }
-            Err(e) => {
-                set_last_error(e.to_string());
-                E_OPEN
-            }
-        }
+        let st = State::open(PathBuf::from(spec.trim()))
+            .map_err(|e| fail(TRACE_ERR_OPEN, e.to_string()))?;
+        *fp = TRACES.insert(Mutex::new(st)) as TRACE_file;
+        Ok(0)
     })
 }
 
-/// Close a trace and set `*fp` to NULL. `*fp == NULL` returns 0; an unknown
-/// or already-closed handle returns an error code.
+/// Close a trace and set `*fp` to NULL. `*fp == NULL` returns 0. Returns 0;
+/// TRACE_ERR_NULL_ARG (`fp`), TRACE_ERR_BAD_HANDLE (unknown or already closed).
+///
+/// # Safety
+/// `fp` is NULL or valid for reading and writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Close(fp: *mut TRACE_file) -> c_int {
-    guard(E_PANIC, || {
-        nonnull!(fp);
-        if (*fp).is_null() {
-            return 0;
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `fp`.
+        let fp = unsafe { out::<A, _>(fp, "fp") }?;
+        if fp.is_null() {
+            return Ok(0);
         }
-        match TRACES.remove(id(*fp)) {
-            Some(_) => {
-                *fp = std::ptr::null_mut();
-                0
-            }
-            None => {
-                set_last_error("unknown or closed TRACE_file handle");
-                E_HANDLE
-            }
-        }
+        TRACES
+            .remove(*fp as usize)
+            .ok_or_else(|| fail(TRACE_ERR_BAD_HANDLE, "unknown or closed TRACE_file handle"))?;
+        *fp = std::ptr::null_mut();
+        Ok(0)
     })
 }
 
-/// Kind of the next record (`TRACE_EOF` at the end, again on every later call). Idempotent.
+/// Kind of the next record (TRACE_EOF at the end). Idempotent. Returns 0;
+/// TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE, and the reading errors
+/// TRACE_ERR_IO, TRACE_ERR_PARSE, TRACE_ERR_READ, TRACE_ERR_SOURCE.
+///
+/// # Safety
+/// `next_kind` is NULL or valid for one value.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Peek_next_kind(
     fp: TRACE_file,
     next_kind: *mut TRACE_Rec_Kind_t,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(next_kind);
-        match st.kind() {
-            Ok(k) => {
-                *next_kind = k;
-                0
-            }
-            Err(c) => c,
-        }
+        // SAFETY: the caller's promise on `next_kind`.
+        let k = unsafe { out::<A, _>(next_kind, "next_kind") }?;
+        *k = st.kind()?;
+        Ok(0)
     })
 }
 
-/// Not supported: no record kind announces a method (returns an error code, writes nothing).
+/// Not supported: no record kind announces a method. Returns
+/// TRACE_ERR_UNSUPPORTED (writes nothing); TRACE_ERR_BAD_HANDLE.
+///
+/// # Safety
+/// No pointer is used.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_next_method(
     fp: TRACE_file,
@@ -289,12 +366,19 @@ pub unsafe extern "C" fn TRACE_Get_next_method(
 ) -> c_int {
     let _ = (method_name, method_extra, methodID);
     with(fp, |_| {
-        set_last_error("TRACE_Get_next_method is not supported");
-        E_UNSUPPORTED
+        Err(fail(
+            TRACE_ERR_UNSUPPORTED,
+            "TRACE_Get_next_method is not supported",
+        ))
     })
 }
 
-/// Sizes of the current category: legend (name) and label characters (no NUL), method IDs.
+/// Sizes of the current category: legend (name) and label characters (no
+/// NUL), method IDs. Returns 0; TRACE_ERR_KIND (not a category),
+/// TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE, the reading errors.
+///
+/// # Safety
+/// Each pointer is NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Peek_next_category(
     fp: TRACE_file,
@@ -303,22 +387,32 @@ pub unsafe extern "C" fn TRACE_Peek_next_category(
     n_methodIDs: *mut c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(n_legend, n_label, n_methodIDs);
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::Category(c)) = &st.current else {
-            return wrong_kind("a category");
+        // SAFETY: the caller's promises (see # Safety).
+        let (nl, nb, nm) = unsafe {
+            (
+                out::<A, _>(n_legend, "n_legend")?,
+                out::<A, _>(n_label, "n_label")?,
+                out::<A, _>(n_methodIDs, "n_methodIDs")?,
+            )
         };
-        *n_legend = c.name.len() as c_int;
-        *n_label = c.info.label().len() as c_int;
-        *n_methodIDs = c.methods.len() as c_int;
-        0
+        let c = st.category()?;
+        *nl = c_len::<A>(c.name.len(), "legend")?;
+        *nb = c_len::<A>(c.info.label().len(), "label")?;
+        *nm = c_len::<A>(c.methods.len(), "methodIDs")?;
+        Ok(0)
     })
 }
 
 /// The current category: head, legend (name) and label characters (no NUL),
-/// method IDs, through four-argument arrays. Consumes the category.
+/// method IDs, through four-argument arrays. Consumes the category. Returns
+/// 0; TRACE_ERR_KIND, TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_ARG,
+/// TRACE_ERR_ARRAY_TOO_SMALL (nothing written), TRACE_ERR_BAD_HANDLE, the
+/// reading errors.
+///
+/// # Safety
+/// `head` and the `n_*` pointers are NULL or valid for one value; each array
+/// base is NULL or valid for its `*_max` elements; positions NULL or valid
+/// for one int.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_next_category(
     fp: TRACE_file,
@@ -337,59 +431,53 @@ pub unsafe extern "C" fn TRACE_Get_next_category(
     methodID_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(head, n_legend, n_label, n_methodIDs);
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::Category(c)) = &st.current else {
-            return wrong_kind("a category");
-        };
+        let c = st.category()?;
         let label = c.info.label();
-        let r = check(
-            room(legend_pos, legend_max, c.name.len(), legend_base.is_null()),
-            "legend",
-        )
-        .and_then(|_| {
-            check(
-                room(label_pos, label_max, label.len(), label_base.is_null()),
-                "label",
-            )
-        })
-        .and_then(|_| {
-            check(
-                room(
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (head, nl, nb, nm, legend, lab, methods) = unsafe {
+            (
+                out::<A, _>(head, "head")?,
+                out::<A, _>(n_legend, "n_legend")?,
+                out::<A, _>(n_label, "n_label")?,
+                out::<A, _>(n_methodIDs, "n_methodIDs")?,
+                slots::<A, c_char>(legend_base, legend_pos, legend_max, c.name.len(), "legend")?,
+                slots::<A, c_char>(label_base, label_pos, label_max, label.len(), "label")?,
+                slots::<A, c_int>(
+                    methodID_base,
                     methodID_pos,
                     methodID_max,
                     c.methods.len(),
-                    methodID_base.is_null(),
-                ),
-                "methodIDs",
+                    "methodIDs",
+                )?,
             )
-        });
-        if let Err(code) = r {
-            return code;
-        }
+        };
         *head = TRACE_Category_head_t {
             index: c.index,
             shape: c.topology as c_int,
-            red: c.color.red as c_int,
-            green: c.color.green as c_int,
-            blue: c.color.blue as c_int,
-            alpha: c.color.alpha as c_int,
-            width: c.width as c_int,
+            red: c_int::from(c.color.red),
+            green: c_int::from(c.color.green),
+            blue: c_int::from(c.color.blue),
+            alpha: c_int::from(c.color.alpha),
+            width: c_int::from(c.width),
         };
-        let name: Vec<c_char> = c.name.bytes().map(|b| b as c_char).collect();
-        let lab: Vec<c_char> = label.bytes().map(|b| b as c_char).collect();
-        put(n_legend, legend_base, legend_pos, &name);
-        put(n_label, label_base, label_pos, &lab);
-        put(n_methodIDs, methodID_base, methodID_pos, &c.methods);
+        *nl = c_len::<A>(c.name.len(), "legend")?;
+        *nb = c_len::<A>(label.len(), "label")?;
+        *nm = c_len::<A>(c.methods.len(), "methodIDs")?;
+        legend.fill(c.name.bytes().map(|b| b as c_char));
+        lab.fill(label.bytes().map(|b| b as c_char));
+        methods.fill(c.methods.iter().copied());
         st.consume();
-        0
+        Ok(0)
     })
 }
 
 /// Shape of the current y-map: rows, columns (line ID + values), buffer sizes
 /// of a column name and of the title *including* the NUL, method IDs.
+/// Returns 0; TRACE_ERR_KIND, TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE, the
+/// reading errors.
+///
+/// # Safety
+/// Each pointer is NULL or valid for one int.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Peek_next_ycoordmap(
     fp: TRACE_file,
@@ -400,36 +488,43 @@ pub unsafe extern "C" fn TRACE_Peek_next_ycoordmap(
     n_methodIDs: *mut c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(
-            n_rows,
-            n_columns,
-            max_column_name,
-            max_title_name,
-            n_methodIDs
-        );
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::YCoordMap(m)) = &st.current else {
-            return wrong_kind("a y-coordinate map");
+        // SAFETY: the caller's promises (see # Safety).
+        let (nr, nc, mc, mt, nm) = unsafe {
+            (
+                out::<A, _>(n_rows, "n_rows")?,
+                out::<A, _>(n_columns, "n_columns")?,
+                out::<A, _>(max_column_name, "max_column_name")?,
+                out::<A, _>(max_title_name, "max_title_name")?,
+                out::<A, _>(n_methodIDs, "n_methodIDs")?,
+            )
         };
-        *n_rows = m.rows.len() as c_int;
-        *n_columns = m.column_labels.len() as c_int + 1;
-        *max_column_name = m
-            .column_labels
-            .iter()
-            .map(|l| l.len() + 1)
-            .max()
-            .unwrap_or(0) as c_int;
-        *max_title_name = m.title.len() as c_int + 1;
-        *n_methodIDs = m.methods.len() as c_int;
-        0
+        let m = st.ycoordmap()?;
+        *nr = c_len::<A>(m.rows.len(), "rows")?;
+        *nc = c_len::<A>(m.column_labels.len() + 1, "columns")?;
+        *mc = c_len::<A>(
+            m.column_labels
+                .iter()
+                .map(|l| l.len() + 1)
+                .max()
+                .unwrap_or(0),
+            "column name",
+        )?;
+        *mt = c_len::<A>(m.title.len() + 1, "title")?;
+        *nm = c_len::<A>(m.methods.len(), "methodIDs")?;
+        Ok(0)
     })
 }
 
 /// The current y-map: NUL-terminated title into a buffer of `max_title_name`
 /// bytes, `n_columns - 1` column names into the caller's buffers of
-/// `max_column_name` bytes, elements row-major (`line ID, values...`), method IDs.
+/// `max_column_name` bytes (the sizes TRACE_Peek_next_ycoordmap gave),
+/// elements row-major (`line ID, values...`), method IDs. Consumes the map.
+/// Returns as TRACE_Get_next_category.
+///
+/// # Safety
+/// `title_name` is NULL or valid for the title's size from the Peek;
+/// `column_names` is NULL or holds `n_columns - 1` buffers of the Peek's
+/// `max_column_name` bytes; the arrays as in TRACE_Get_next_category.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_next_ycoordmap(
     fp: TRACE_file,
@@ -445,64 +540,72 @@ pub unsafe extern "C" fn TRACE_Get_next_ycoordmap(
     methodID_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(title_name, coordmap_sz, n_methodIDs);
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::YCoordMap(m)) = &st.current else {
-            return wrong_kind("a y-coordinate map");
-        };
-        if !m.column_labels.is_empty() {
-            nonnull!(column_names);
-            for i in 0..m.column_labels.len() {
-                if (*column_names.add(i)).is_null() {
-                    set_last_error("NULL column name buffer");
-                    return E_NULL;
-                }
-            }
-        }
-        let elems: Vec<c_int> = m
-            .rows
+        let m = st.ycoordmap()?;
+        let n = m.rows.iter().map(|(_, v)| 1 + v.len()).sum::<usize>();
+        let name_max = m
+            .column_labels
             .iter()
-            .flat_map(|(l, v)| std::iter::once(*l).chain(v.iter().copied()))
-            .collect();
-        let r = check(
-            room(
-                coordmap_pos,
-                coordmap_max,
-                elems.len(),
-                coordmap_base.is_null(),
-            ),
-            "coordmap",
-        )
-        .and_then(|_| {
-            check(
-                room(
+            .map(|l| l.len() + 1)
+            .max()
+            .unwrap_or(0);
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (title, names, sz, nm, elems, methods) = unsafe {
+            let names = super::slice_n::<A, *mut c_char>(
+                column_names,
+                m.column_labels.len(),
+                "column_names",
+            )?;
+            let mut bufs = Vec::with_capacity(names.len());
+            for &p in names {
+                bufs.push(cbuf::<A>(
+                    p,
+                    c_len::<A>(name_max, "column name")?,
+                    "column name",
+                )?);
+            }
+            (
+                cbuf::<A>(
+                    title_name,
+                    c_len::<A>(m.title.len() + 1, "title")?,
+                    "title_name",
+                )?,
+                bufs,
+                out::<A, _>(coordmap_sz, "coordmap_sz")?,
+                out::<A, _>(n_methodIDs, "n_methodIDs")?,
+                slots::<A, c_int>(coordmap_base, coordmap_pos, coordmap_max, n, "coordmap")?,
+                slots::<A, c_int>(
+                    methodID_base,
                     methodID_pos,
                     methodID_max,
                     m.methods.len(),
-                    methodID_base.is_null(),
-                ),
-                "methodIDs",
+                    "methodIDs",
+                )?,
             )
-        });
-        if let Err(code) = r {
-            return code;
+        };
+        write_cstr(title, &m.title);
+        for (buf, l) in names.into_iter().zip(&m.column_labels) {
+            write_cstr(buf, l);
         }
-        // Buffers are as large as the Peek said (title + NUL, longest name + NUL).
-        put_cstr(title_name, m.title.len() + 1, &m.title);
-        for (i, l) in m.column_labels.iter().enumerate() {
-            put_cstr(*column_names.add(i), l.len() + 1, l);
-        }
-        put(coordmap_sz, coordmap_base, coordmap_pos, &elems);
-        put(n_methodIDs, methodID_base, methodID_pos, &m.methods);
+        *sz = c_len::<A>(n, "coordmap")?;
+        *nm = c_len::<A>(m.methods.len(), "methodIDs")?;
+        elems.fill(
+            m.rows
+                .iter()
+                .flat_map(|(l, v)| std::iter::once(*l).chain(v.iter().copied())),
+        );
+        methods.fill(m.methods.iter().copied());
         st.consume();
-        0
+        Ok(0)
     })
 }
 
 /// Time box and counts of the current primitive (inside a composite: of its
 /// next member; the first call after `TRACE_Peek_next_composite` enters it).
+/// Returns 0; TRACE_ERR_KIND, TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE, the
+/// reading errors.
+///
+/// # Safety
+/// Each pointer is NULL or valid for one value.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Peek_next_primitive(
     fp: TRACE_file,
@@ -513,23 +616,32 @@ pub unsafe extern "C" fn TRACE_Peek_next_primitive(
     n_bytes: *mut c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(starttime, endtime, n_tcoords, n_ycoords, n_bytes);
-        match st.primitive() {
-            Ok((b, p)) => {
-                *starttime = b.start;
-                *endtime = b.end;
-                *n_tcoords = p.vertices.len() as c_int;
-                *n_ycoords = p.vertices.len() as c_int;
-                *n_bytes = p.info.len() as c_int;
-                0
-            }
-            Err(c) => c,
-        }
+        // SAFETY: the caller's promises (see # Safety).
+        let (s, e, nt, ny, nb) = unsafe {
+            (
+                out::<A, _>(starttime, "starttime")?,
+                out::<A, _>(endtime, "endtime")?,
+                out::<A, _>(n_tcoords, "n_tcoords")?,
+                out::<A, _>(n_ycoords, "n_ycoords")?,
+                out::<A, _>(n_bytes, "n_bytes")?,
+            )
+        };
+        let (b, p) = st.primitive()?;
+        *s = b.start;
+        *e = b.end;
+        *nt = c_len::<A>(p.vertices.len(), "vertices")?;
+        *ny = *nt;
+        *nb = c_len::<A>(p.info.len(), "bytes")?;
+        Ok(0)
     })
 }
 
 /// The current primitive: category index, vertex times, vertex line IDs, info
 /// bytes. Consumes it (inside a composite: moves to the next member).
+/// Returns as TRACE_Get_next_category.
+///
+/// # Safety
+/// As TRACE_Get_next_category.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_next_primitive(
     fp: TRACE_file,
@@ -548,45 +660,37 @@ pub unsafe extern "C" fn TRACE_Get_next_primitive(
     byte_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(category_index, n_tcoords, n_ycoords, n_bytes);
-        let (ts, ys, bytes, cat) = match st.primitive() {
-            Ok((_, p)) => (
-                p.vertices.iter().map(|v| v.time).collect::<Vec<f64>>(),
-                p.vertices.iter().map(|v| v.line).collect::<Vec<c_int>>(),
-                p.info.iter().map(|&b| b as c_char).collect::<Vec<c_char>>(),
-                p.category,
-            ),
-            Err(c) => return c,
+        let (_, p) = st.primitive()?;
+        let nv = p.vertices.len();
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (cat, nt, ny, nb, bytes, ts, ys) = unsafe {
+            (
+                out::<A, _>(category_index, "category_index")?,
+                out::<A, _>(n_tcoords, "n_tcoords")?,
+                out::<A, _>(n_ycoords, "n_ycoords")?,
+                out::<A, _>(n_bytes, "n_bytes")?,
+                slots::<A, c_char>(byte_base, byte_pos, byte_max, p.info.len(), "bytes")?,
+                slots::<A, f64>(tcoord_base, tcoord_pos, tcoord_max, nv, "tcoords")?,
+                slots::<A, c_int>(ycoord_base, ycoord_pos, ycoord_max, nv, "ycoords")?,
+            )
         };
-        let r = check(
-            room(byte_pos, byte_max, bytes.len(), byte_base.is_null()),
-            "bytes",
-        )
-        .and_then(|_| {
-            check(
-                room(tcoord_pos, tcoord_max, ts.len(), tcoord_base.is_null()),
-                "tcoords",
-            )
-        })
-        .and_then(|_| {
-            check(
-                room(ycoord_pos, ycoord_max, ys.len(), ycoord_base.is_null()),
-                "ycoords",
-            )
-        });
-        if let Err(code) = r {
-            return code;
-        }
-        *category_index = cat;
-        put(n_bytes, byte_base, byte_pos, &bytes);
-        put(n_tcoords, tcoord_base, tcoord_pos, &ts);
-        put(n_ycoords, ycoord_base, ycoord_pos, &ys);
+        *cat = p.category;
+        *nt = c_len::<A>(nv, "vertices")?;
+        *ny = *nt;
+        *nb = c_len::<A>(p.info.len(), "bytes")?;
+        bytes.fill(p.info.iter().map(|&b| b as c_char));
+        ts.fill(p.vertices.iter().map(|v| v.time));
+        ys.fill(p.vertices.iter().map(|v| v.line));
         st.consume_primitive();
-        0
+        Ok(0)
     })
 }
 
-/// Time box, member count and info size of the current composite.
+/// Time box, member count and info size of the current composite. Returns 0;
+/// TRACE_ERR_KIND, TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE, the reading errors.
+///
+/// # Safety
+/// Each pointer is NULL or valid for one value.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Peek_next_composite(
     fp: TRACE_file,
@@ -596,23 +700,30 @@ pub unsafe extern "C" fn TRACE_Peek_next_composite(
     n_bytes: *mut c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(starttime, endtime, n_primitives, n_bytes);
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::Composite(c)) = &st.current else {
-            return wrong_kind("a composite");
+        // SAFETY: the caller's promises (see # Safety).
+        let (s, e, np, nb) = unsafe {
+            (
+                out::<A, _>(starttime, "starttime")?,
+                out::<A, _>(endtime, "endtime")?,
+                out::<A, _>(n_primitives, "n_primitives")?,
+                out::<A, _>(n_bytes, "n_bytes")?,
+            )
         };
-        *starttime = c.stated.start;
-        *endtime = c.stated.end;
-        *n_primitives = c.composite.members.len() as c_int;
-        *n_bytes = c.composite.info.len() as c_int;
-        0
+        let c = st.composite()?;
+        *s = c.stated.start;
+        *e = c.stated.end;
+        *np = c_len::<A>(c.composite.members.len(), "members")?;
+        *nb = c_len::<A>(c.composite.info.len(), "bytes")?;
+        Ok(0)
     })
 }
 
 /// The current composite's category index and info bytes. Optional: its
-/// members follow through Peek/Get_next_primitive either way.
+/// members follow through Peek/Get_next_primitive either way. Returns as
+/// TRACE_Get_next_category.
+///
+/// # Safety
+/// As TRACE_Get_next_category.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_next_composite(
     fp: TRACE_file,
@@ -623,89 +734,99 @@ pub unsafe extern "C" fn TRACE_Get_next_composite(
     byte_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        nonnull!(category_index, n_bytes);
-        if let Err(c) = st.fill() {
-            return c;
-        }
-        let Some(Record::Composite(c)) = &st.current else {
-            return wrong_kind("a composite");
+        let c = st.composite()?;
+        // SAFETY: the caller's promises (see # Safety); all checked before writing.
+        let (cat, nb, bytes) = unsafe {
+            (
+                out::<A, _>(category_index, "category_index")?,
+                out::<A, _>(n_bytes, "n_bytes")?,
+                slots::<A, c_char>(
+                    byte_base,
+                    byte_pos,
+                    byte_max,
+                    c.composite.info.len(),
+                    "bytes",
+                )?,
+            )
         };
-        let bytes: Vec<c_char> = c.composite.info.iter().map(|&b| b as c_char).collect();
-        if let Err(code) = check(
-            room(byte_pos, byte_max, bytes.len(), byte_base.is_null()),
-            "bytes",
-        ) {
-            return code;
-        }
-        *category_index = c.composite.category;
-        put(n_bytes, byte_base, byte_pos, &bytes);
-        0
+        *cat = c.composite.category;
+        *nb = c_len::<A>(c.composite.info.len(), "bytes")?;
+        bytes.fill(c.composite.info.iter().map(|&b| b as c_char));
+        Ok(0)
     })
 }
 
 /// Opaque cookie of the record the next `TRACE_Peek_next_kind` announces
-/// (only between top-level records, not inside a composite).
+/// (only between top-level records, not inside a composite). Returns 0;
+/// TRACE_ERR_POSITION (inside a composite), TRACE_ERR_NULL_ARG, TRACE_ERR_BAD_HANDLE.
+///
+/// # Safety
+/// `offset` is NULL or valid for one value.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Get_position(fp: TRACE_file, offset: *mut TRACE_int64_t) -> c_int {
     with(fp, |st| {
-        nonnull!(offset);
+        // SAFETY: the caller's promise on `offset`.
+        let o = unsafe { out::<A, _>(offset, "offset") }?;
         if !st.members.is_empty() {
-            set_last_error("TRACE_Get_position inside a composite");
-            return E_POSITION;
+            return Err(fail(
+                TRACE_ERR_POSITION,
+                "TRACE_Get_position inside a composite",
+            ));
         }
-        *offset = st.consumed;
-        0
+        *o = st.consumed;
+        Ok(0)
     })
 }
 
-/// Go back (or forward) to a cookie from `TRACE_Get_position` of this handle.
+/// Go to a cookie from `TRACE_Get_position` of this handle. Forward moves
+/// skip records from where the reader is; a backward move reopens the source
+/// and skips from its start. Returns 0; TRACE_ERR_POSITION (negative, past
+/// the end), TRACE_ERR_BAD_HANDLE, the reading errors.
+///
+/// # Safety
+/// No pointer is used.
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Set_position(fp: TRACE_file, offset: TRACE_int64_t) -> c_int {
     with(fp, |st| {
         if offset < 0 {
-            set_last_error("negative position");
-            return E_POSITION;
+            return Err(fail(TRACE_ERR_POSITION, "negative position"));
         }
         if offset == st.consumed && st.members.is_empty() {
-            return 0;
+            return Ok(0);
         }
-        let mut fresh = match State::open(st.path.clone()) {
-            Ok(s) => s,
-            Err(e) => {
-                set_last_error(e.to_string());
-                return E_READ;
-            }
-        };
-        while fresh.consumed < offset {
-            match fresh.kind() {
-                Ok(TRACE_Rec_Kind_t::TRACE_EOF) => {
-                    set_last_error(format!("position {offset} is past the end of the trace"));
-                    return E_POSITION;
-                }
-                Ok(_) => fresh.consume(),
-                Err(c) => return c,
-            }
+        if offset >= st.consumed && st.members.is_empty() {
+            st.skip_to(offset)?;
+            return Ok(0);
         }
+        let mut fresh = State::open(st.path.clone()).map_err(fail_with::<A>)?;
+        fresh.skip_to(offset)?;
         *st = fresh;
-        0
+        Ok(0)
     })
 }
 
-/// Static text for any code. Code 0 gives the help text (the TRACE-API convention).
+/// Static text for any code (never NULL). Code 0 gives the help text (the
+/// TRACE-API convention).
 #[no_mangle]
 pub extern "C" fn TRACE_Get_err_string(ierr: c_int) -> *mut c_char {
     let s: &CStr = match ierr {
         0 => HELP,
-        E_NULL => c"TRACE: a required pointer argument is NULL",
-        E_HANDLE => c"TRACE: unknown, closed or NULL TRACE_file handle",
-        E_OPEN => c"TRACE: cannot open the trace (missing file, or not an SLOG-2 or sample-format text trace)",
-        E_READ => c"TRACE: error reading the trace (malformed record; see SLOG2_Get_last_error for file:line:column)",
-        E_KIND => c"TRACE: the call does not match the kind of the current record",
-        E_SMALL => c"TRACE: an output array is too small (pos + n > max); nothing was written",
-        E_ARG => c"TRACE: negative pos or max in a four-argument array",
-        E_UNSUPPORTED => c"TRACE: function not supported by this implementation",
-        E_POSITION => c"TRACE: invalid position (not from TRACE_Get_position, past the end, or inside a composite)",
+        TRACE_ERR_NULL_ARG => c"TRACE: a required pointer argument is NULL",
+        TRACE_ERR_BAD_HANDLE => c"TRACE: unknown, closed or NULL TRACE_file handle",
+        TRACE_ERR_OPEN => c"TRACE: cannot open the trace (missing file, or not an SLOG-2 or sample-format text trace)",
+        TRACE_ERR_READ => c"TRACE: the trace is damaged (see SLOG2_Get_last_error for the byte offset)",
+        TRACE_ERR_KIND => c"TRACE: the call does not match the kind of the current record",
+        TRACE_ERR_ARRAY_TOO_SMALL => c"TRACE: an output array is too small (pos + n > max); nothing was written",
+        TRACE_ERR_BAD_ARG => c"TRACE: an argument is out of range (negative pos or max, ...)",
+        TRACE_ERR_UNSUPPORTED => c"TRACE: function not supported by this implementation",
+        TRACE_ERR_POSITION => {
+            c"TRACE: invalid position (not from TRACE_Get_position, past the end, or inside a composite)"
+        }
         E_PANIC => c"TRACE: internal error (caught at the C boundary)",
+        TRACE_ERR_IO => c"TRACE: I/O error reading the trace (see SLOG2_Get_last_error for the file)",
+        TRACE_ERR_PARSE => c"TRACE: malformed record (see SLOG2_Get_last_error for file:line:column)",
+        TRACE_ERR_INVALID_DRAWABLE => c"TRACE: a drawable breaks the TRACE-API rules (end-time order, box, vertices)",
+        TRACE_ERR_SOURCE => c"TRACE: the external TRACE library reported an error",
         _ => c"TRACE: unknown error code",
     };
     s.as_ptr() as *mut c_char

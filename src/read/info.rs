@@ -176,6 +176,26 @@ pub fn decode_info(tokens: &[u8], payload: &[u8]) -> DecodedInfo {
     out
 }
 
+/// Bytes of the payload described by `tokens`, reading `%s` length prefixes
+/// through `byte_at` (for callers that hold a payload of unknown length, such
+/// as the draft's `SLOG2_Get_drawable_text`). `None` for an unknown token.
+pub fn payload_len(tokens: &[u8], mut byte_at: impl FnMut(usize) -> u8) -> Option<usize> {
+    let mut n = 0usize;
+    for &t in tokens {
+        n += match t {
+            b'h' => 2,
+            b'd' | b'x' | b'e' => 4,
+            b'l' | b'X' | b'E' => 8,
+            b's' => {
+                let len = i16::from_be_bytes([byte_at(n), byte_at(n + 1)]);
+                2 + len.max(0) as usize
+            }
+            _ => return None,
+        };
+    }
+    Some(n)
+}
+
 fn be_i32(b: &[u8]) -> i32 {
     let mut a = [0u8; 4];
     a.copy_from_slice(&b[..4]);

@@ -29,7 +29,7 @@
 //!   and every failure is an [`Error`] carrying a byte offset. The fuzz-style
 //!   test `tests/read_corrupt.rs` mutates every fixture hundreds of times.
 //! * **Popup text and dumps match the reference.** [`format_info`] decodes info
-//!   payloads as the viewer shows them; [`print`] writes the reference
+//!   payloads as the viewer shows them; [`mod@print`] writes the reference
 //!   `slog2printserial` dump (all 21 shared fixture dumps are reproduced byte
 //!   for byte), so our reading of a file can be diffed against the reference's.
 //!
@@ -57,9 +57,13 @@
 mod check;
 mod info;
 pub mod print;
+pub mod rows;
+mod tree;
 
 pub use check::CheckReport;
-pub use info::{decode_info, format_info, info_problem, DecodedInfo, InfoProblem};
+pub use info::{decode_info, format_info, info_problem, payload_len, DecodedInfo, InfoProblem};
+pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
+pub use tree::TreeDirNode;
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -555,16 +559,7 @@ pub fn unknown_category(index: i32) -> Category {
 }
 
 fn keyed_cmp(a: &(TimeBox, Drawable), b: &(TimeBox, Drawable)) -> std::cmp::Ordering {
-    drawing_order(
-        a.0,
-        a.1.category(),
-        a.1.first_line(),
-        a.1.last_line(),
-        b.0,
-        b.1.category(),
-        b.1.first_line(),
-        b.1.last_line(),
-    )
+    drawing_order(a.1.rank(a.0), b.1.rank(b.0))
 }
 
 /// Stable sort into drawing order, with each time box computed once.

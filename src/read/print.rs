@@ -167,7 +167,7 @@ struct Head {
 impl Head {
     fn cmp_key(&self, other: &Head) -> Ordering {
         let (a, b) = (&self.key, &other.key);
-        drawing_order(a.0, a.1, a.2, a.3, b.0, b.1, b.2, b.3).then(self.list.cmp(&other.list))
+        drawing_order(*a, *b).then(self.list.cmp(&other.list))
     }
 }
 
@@ -316,9 +316,7 @@ pub fn print<W: Write + ?Sized>(file: &Slog2File, w: &mut W) -> io::Result<()> {
         if key.0.start >= end {
             continue;
         }
-        let out_of_order = prev.is_some_and(|q| {
-            drawing_order(key.0, key.1, key.2, key.3, q.0, q.1, q.2, q.3) == Ordering::Less
-        });
+        let out_of_order = prev.is_some_and(|q| drawing_order(key, q) == Ordering::Less);
         n += 1;
         if out_of_order {
             write!(w, "  *****  ")?;

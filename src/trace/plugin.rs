@@ -174,6 +174,7 @@ impl PluginSource {
         let missing: Vec<&str> = REQUIRED_SYMBOLS
             .iter()
             .copied()
+            // SAFETY: only looks the symbol up; nothing is called.
             .filter(|s| unsafe { library.get::<*const c_void>(s.as_bytes()) }.is_err())
             .collect();
         if !missing.is_empty() {
@@ -231,6 +232,7 @@ impl PluginSource {
         if p.is_null() {
             return format!("(no error text for code {ierr})");
         }
+        // SAFETY: non-NULL (checked above); the library returns NUL-terminated text.
         unsafe { CStr::from_ptr(p) }
             .to_string_lossy()
             .trim_end()
@@ -263,6 +265,8 @@ impl PluginSource {
 
     fn primitive(&mut self) -> Result<TracePrimitive> {
         let (mut s, mut e, mut nt, mut ny, mut nb) = (0f64, 0f64, 0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Peek_next_primitive", unsafe {
             (self.api.peek_prim)(self.fp, &mut s, &mut e, &mut nt, &mut ny, &mut nb)
         })?;
@@ -274,6 +278,8 @@ impl PluginSource {
         let mut b = vec![0 as c_char; nb.max(1)];
         let (mut cat, mut ont, mut ony, mut onb) = (0, 0, 0, 0);
         let (mut tp, mut yp, mut bp) = (0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Get_next_primitive", unsafe {
             (self.api.get_prim)(
                 self.fp,
@@ -317,6 +323,8 @@ impl PluginSource {
 
     fn category(&mut self) -> Result<Category> {
         let (mut nlegend, mut nlabel, mut nmeth) = (0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Peek_next_category", unsafe {
             (self.api.peek_cat)(self.fp, &mut nlegend, &mut nlabel, &mut nmeth)
         })?;
@@ -329,6 +337,8 @@ impl PluginSource {
         let mut meth = vec![0 as c_int; nmeth.max(1)];
         let (mut o1, mut o2, mut o3) = (0, 0, 0);
         let (mut p1, mut p2, mut p3) = (0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Get_next_category", unsafe {
             (self.api.get_cat)(
                 self.fp,
@@ -381,6 +391,8 @@ impl PluginSource {
 
     fn ycoordmap(&mut self) -> Result<YCoordMap> {
         let (mut nrows, mut ncols, mut maxcol, mut maxtitle, mut nmeth) = (0, 0, 0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Peek_next_ycoordmap", unsafe {
             (self.api.peek_map)(
                 self.fp,
@@ -414,6 +426,8 @@ impl PluginSource {
         let mut elems = vec![0 as c_int; nelem.max(1)];
         let mut meth = vec![0 as c_int; nmeth.max(1)];
         let (mut sz, mut ep, mut on, mut mp) = (0, 0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Get_next_ycoordmap", unsafe {
             (self.api.get_map)(
                 self.fp,
@@ -453,6 +467,8 @@ impl PluginSource {
 
     fn composite(&mut self) -> Result<TraceComposite> {
         let (mut s, mut e, mut np, mut nb) = (0f64, 0f64, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Peek_next_composite", unsafe {
             (self.api.peek_comp)(self.fp, &mut s, &mut e, &mut np, &mut nb)
         })?;
@@ -466,6 +482,8 @@ impl PluginSource {
         }
         let mut b = vec![0 as c_char; nb.max(1)];
         let (mut cat, mut onb, mut bp) = (0, 0, 0);
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Get_next_composite", unsafe {
             (self.api.get_comp)(
                 self.fp,
@@ -503,6 +521,8 @@ fn sym_err(e: libloading::Error) -> Error {
 impl TraceSource for PluginSource {
     fn next_record(&mut self) -> Result<Option<Record>> {
         let mut kind: c_int = 0;
+        // SAFETY: the symbol has the TRACE-API signature (checked at load); every
+        // pointer is a local or a buffer sized from the preceding Peek.
         self.call("TRACE_Peek_next_kind", unsafe {
             (self.api.peek_kind)(self.fp, &mut kind)
         })?;

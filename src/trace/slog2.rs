@@ -304,18 +304,7 @@ fn node_drawables(file: &Slog2File, i: usize) -> Result<Vec<(usize, TimeBox, Dra
         .chain(node.nestable)
         .map(|d| (d.time_box(), d))
         .collect();
-    keyed.sort_by(|a, b| {
-        drawing_order(
-            a.0,
-            a.1.category(),
-            a.1.first_line(),
-            a.1.last_line(),
-            b.0,
-            b.1.category(),
-            b.1.first_line(),
-            b.1.last_line(),
-        )
-    });
+    keyed.sort_by(|a, b| drawing_order(a.1.rank(a.0), b.1.rank(b.0)));
     Ok(keyed
         .into_iter()
         .enumerate()

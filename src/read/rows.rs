@@ -1,0 +1,304 @@
+//! Query results as columns: the one shape every binding hands to a viewer.
+//!
+//! # Why columns
+//!
+//! A viewer draws thousands of drawables per frame. Handing them over one
+//! object each (a `Drawable` per row through JNI, a Python object per row,
+//! a C struct with owned vertex arrays) costs more than the query itself, so
+//! the C ABI, the JNI natives, the Python package and the CLI all read the
+//! same [`Rows`]: one vector per column, filled once by the core, copied in
+//! bulk by each skin. The rules a viewer needs live here, once:
+//!
+//! * **Direction.** `time0`/`line0` are the *first* vertex and
+//!   `time1`/`line1` the *last*, not the box corners, so an arrow whose
+//!   receive end lies on a lower line (or earlier in time, with clock skew)
+//!   is drawn from sender to receiver. The box (`start`/`end`) is there for
+//!   culling and sorting.
+//! * **Composites.** A composite row is followed at once by its members, as
+//!   primitive rows whose `parent` is the composite's row; every other row
+//!   has `parent == -1`. So a viewer can draw members as primitives and still
+//!   group them (the composite's own info is its popup).
+//! * **Shadows.** Preview shadows come after the real drawables, with their
+//!   per-category weights in [`ShadowWeights`], grouped by shadow row.
+//!
+//! Primitives with more than two vertices (allowed by the format, never
+//! written by the reference's converters) expose their first and last
+//! vertex only; [`Slog2File::window`] returns the whole drawable.
+
+use crate::error::Result;
+use crate::model::{Drawable, Primitive, Shadow};
+
+use super::{format_info, Preview, QueryStats, Slog2File, Window};
+
+/// Row kind: a primitive (state, arrow, event), top level or composite member.
+pub const ROW_PRIMITIVE: u8 = 0;
+/// Row kind: a composite; its members follow it as [`ROW_PRIMITIVE`] rows.
+pub const ROW_COMPOSITE: u8 = 1;
+/// Row kind: a preview shadow (category -1 state, -2 arrow, -3 event).
+pub const ROW_SHADOW: u8 = 2;
+
+/// Per-category weights of the shadow rows of a preview, one entry per
+/// (shadow, category), grouped by `row` ascending.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShadowWeights {
+    /// Row index of the shadow in [`Rows`].
+    pub row: Vec<i32>,
+    pub category: Vec<i32>,
+    pub incl: Vec<f32>,
+    pub excl: Vec<f32>,
+    pub count: Vec<i64>,
+}
+
+impl ShadowWeights {
+    pub fn len(&self) -> usize {
+        self.row.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.row.is_empty()
+    }
+}
+
+/// The result of a window or preview query as columns, one entry per row, in
+/// drawing order (drawables first, then the shadows of a preview). See the
+/// module docs for the meaning of each column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows {
+    pub kind: Vec<u8>,
+    pub category: Vec<i32>,
+    /// Time box.
+    pub start: Vec<f64>,
+    pub end: Vec<f64>,
+    /// Time of the first and of the last vertex (shadows: box start, end).
+    pub time0: Vec<f64>,
+    pub time1: Vec<f64>,
+    /// Line ID of the first and of the last vertex.
+    pub line0: Vec<i32>,
+    pub line1: Vec<i32>,
+    /// Row of the composite a member belongs to, else -1.
+    pub parent: Vec<i32>,
+    /// 1 for a primitive, the member count of a composite, the primitives a
+    /// shadow summarises.
+    pub num_real: Vec<i64>,
+    /// `len() + 1` entries: row `i`'s info bytes are
+    /// `info[info_offset[i]..info_offset[i + 1]]`.
+    pub info_offset: Vec<u32>,
+    pub info: Vec<u8>,
+    pub weights: ShadowWeights,
+    pub stats: QueryStats,
+}
+
+impl Default for Rows {
+    fn default() -> Self {
+        Rows {
+            kind: Vec::new(),
+            category: Vec::new(),
+            start: Vec::new(),
+            end: Vec::new(),
+            time0: Vec::new(),
+            time1: Vec::new(),
+            line0: Vec::new(),
+            line1: Vec::new(),
+            parent: Vec::new(),
+            num_real: Vec::new(),
+            info_offset: vec![0],
+            info: Vec::new(),
+            weights: ShadowWeights::default(),
+            stats: QueryStats::default(),
+        }
+    }
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// The info bytes of a row (empty for shadows and rows without info).
+    pub fn info_of(&self, row: usize) -> &[u8] {
+        match (self.info_offset.get(row), self.info_offset.get(row + 1)) {
+            (Some(&a), Some(&b)) => self.info.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Rows of drawables (composites expanded into their members) followed by
+    /// shadows.
+    pub fn from_parts(drawables: &[Drawable], shadows: &[Shadow], stats: QueryStats) -> Rows {
+        let n = drawables
+            .iter()
+            .map(|d| 1 + composite_len(d))
+            .sum::<usize>()
+            + shadows.len();
+        let mut r = Rows::with_capacity(n);
+        for d in drawables {
+            r.push_drawable(d);
+        }
+        for s in shadows {
+            r.push_shadow(s);
+        }
+        r.stats = stats;
+        r
+    }
+
+    fn with_capacity(n: usize) -> Rows {
+        let mut info_offset = Vec::with_capacity(n + 1);
+        info_offset.push(0);
+        Rows {
+            kind: Vec::with_capacity(n),
+            category: Vec::with_capacity(n),
+            start: Vec::with_capacity(n),
+            end: Vec::with_capacity(n),
+            time0: Vec::with_capacity(n),
+            time1: Vec::with_capacity(n),
+            line0: Vec::with_capacity(n),
+            line1: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            num_real: Vec::with_capacity(n),
+            info_offset,
+            ..Rows::default()
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_row(
+        &mut self,
+        kind: u8,
+        category: i32,
+        (start, end): (f64, f64),
+        (time0, line0): (f64, i32),
+        (time1, line1): (f64, i32),
+        parent: i32,
+        num_real: i64,
+        info: &[u8],
+    ) {
+        self.kind.push(kind);
+        self.category.push(category);
+        self.start.push(start);
+        self.end.push(end);
+        self.time0.push(time0);
+        self.time1.push(time1);
+        self.line0.push(line0);
+        self.line1.push(line1);
+        self.parent.push(parent);
+        self.num_real.push(num_real);
+        self.info.extend_from_slice(info);
+        // Info of one query is bounded by the file's bytes (< 4 GiB of info
+        // per window is checked by the callers that need 32-bit offsets).
+        self.info_offset.push(self.info.len() as u32);
+    }
+
+    fn push_primitive(&mut self, p: &Primitive, parent: i32) {
+        let b = p.time_box();
+        let first = p
+            .vertices
+            .first()
+            .map_or((b.start, 0), |v| (v.time, v.line));
+        let last = p.vertices.last().map_or((b.end, 0), |v| (v.time, v.line));
+        self.push_row(
+            ROW_PRIMITIVE,
+            p.category,
+            (b.start, b.end),
+            first,
+            last,
+            parent,
+            1,
+            &p.info,
+        );
+    }
+
+    fn push_drawable(&mut self, d: &Drawable) {
+        match d {
+            Drawable::Primitive(p) => self.push_primitive(p, -1),
+            Drawable::Composite(c) => {
+                let b = c.time_box();
+                let row = self.len() as i32;
+                self.push_row(
+                    ROW_COMPOSITE,
+                    c.category,
+                    (b.start, b.end),
+                    (b.start, d.first_line()),
+                    (b.end, d.last_line()),
+                    -1,
+                    c.members.len() as i64,
+                    &c.info,
+                );
+                for m in &c.members {
+                    self.push_primitive(m, row);
+                }
+            }
+        }
+    }
+
+    fn push_shadow(&mut self, s: &Shadow) {
+        let row = self.len() as i32;
+        let b = s.time_box;
+        let l0 = s.vertices.first().map_or(0, |v| v.line);
+        let l1 = s.vertices.last().map_or(0, |v| v.line);
+        self.push_row(
+            ROW_SHADOW,
+            s.category,
+            (b.start, b.end),
+            (b.start, l0),
+            (b.end, l1),
+            -1,
+            s.num_real,
+            &[],
+        );
+        for w in s.weights.iter() {
+            self.weights.row.push(row);
+            self.weights.category.push(w.category);
+            self.weights.incl.push(w.incl);
+            self.weights.excl.push(w.excl);
+            self.weights.count.push(w.count);
+        }
+    }
+}
+
+fn composite_len(d: &Drawable) -> usize {
+    match d {
+        Drawable::Composite(c) => c.members.len(),
+        Drawable::Primitive(_) => 0,
+    }
+}
+
+impl From<Window> for Rows {
+    fn from(w: Window) -> Rows {
+        Rows::from_parts(&w.drawables, &[], w.stats)
+    }
+}
+
+impl From<Preview> for Rows {
+    fn from(p: Preview) -> Rows {
+        Rows::from_parts(&p.drawables, &p.shadows, p.stats)
+    }
+}
+
+impl Slog2File {
+    /// [`window`](Self::window) as columns.
+    pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
+        self.window(t0, t1).map(Rows::from)
+    }
+
+    /// [`preview`](Self::preview) as columns. Any `depth` is accepted: `<= 0`
+    /// is full detail, above the root's depth reads just the root.
+    pub fn preview_rows(&self, t0: f64, t1: f64, depth: i32) -> Result<Rows> {
+        self.preview(t0, t1, clamp_depth(depth)).map(Rows::from)
+    }
+
+    /// The popup text of a category's info payload (the text `slog2 print`
+    /// and the viewers show); see [`format_info`].
+    pub fn info_text(&self, category: i32, info: &[u8]) -> String {
+        format_info(self.category(category), info)
+    }
+}
+
+/// A preview depth from any integer, without wrapping: depths beyond `i16`
+/// mean "just the root" (positive) or "full detail" (negative).
+pub fn clamp_depth(depth: i32) -> i16 {
+    depth.clamp(i16::MIN as i32, i16::MAX as i32) as i16
+}
