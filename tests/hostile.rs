@@ -278,3 +278,44 @@ fn non_slog2_file_error_is_short() {
     assert!(msg.len() < 200, "{} bytes: {msg}", msg.len());
     assert!(msg.contains("not an SLOG-2"), "{msg}");
 }
+
+/// A directory pointing many entries at one large node made `print` and
+/// `query` (and the C ABI's SLOG2_Query_window_size, aborting its host)
+/// decode that node once per entry. Each node now needs bytes of its own:
+/// the node bytes a query reads sum to at most the file size.
+#[test]
+fn directory_entries_sharing_one_block_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.slog2");
+    let mut w = Slog2Writer::create(
+        &path,
+        WriterOptions {
+            children_per_node: 2,
+            leaf_bytesize: 4096,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for c in slog2::synth::categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in slog2::synth::Synthetic::new(3000, 4, 7) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+    let f = Slog2File::open(&path).unwrap();
+    let n = f.directory().len();
+    assert!(n > 8);
+    let big = *f.directory().iter().max_by_key(|e| e.ptr.size).unwrap();
+    let dir_at = f.header().treedir.offset as usize + 4;
+    let mut bytes = f.as_bytes().to_vec();
+    drop(f);
+    for i in 0..n {
+        // depth i16, xpos i32, two f64 times, then the block pointer.
+        let at = dir_at + i * slog2::format::DIR_ENTRY_SIZE + 2 + 4 + 16;
+        bytes[at..at + 8].copy_from_slice(&big.ptr.offset.to_be_bytes());
+        bytes[at + 8..at + 12].copy_from_slice(&big.ptr.size.to_be_bytes());
+    }
+    let e = Slog2File::from_bytes(bytes).err().expect("shared blocks");
+    assert!(e.to_string().contains("overlaps"), "{e}");
+}

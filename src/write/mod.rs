@@ -474,6 +474,23 @@ impl Slog2Writer {
         Topology::State
     }
 
+    /// Check an info payload against its category's format as `check` does
+    /// (invariant 17) — for callers that build payloads by hand (the C ABI);
+    /// the text source encodes them from the format already. An undefined
+    /// category, one without tokens, or an empty payload pass.
+    pub fn check_info(&self, category: i32, info: &[u8]) -> Result<()> {
+        let Some((c, _)) = self.categories.get(&category) else {
+            return Ok(());
+        };
+        match crate::read::info_problem(&c.info.tokens, info) {
+            None => Ok(()),
+            Some(p) => Err(Error::InvalidArgument(format!(
+                "info payload of {} bytes does not fit category {category}'s format: {p:?}",
+                info.len()
+            ))),
+        }
+    }
+
     /// Add the next drawable. Drawables must come in non-decreasing end time.
     pub fn add_drawable(&mut self, d: Drawable) -> Result<()> {
         match d {
@@ -708,7 +725,19 @@ impl Slog2Writer {
 
     /// Close every open node, write categories, maps, directory and header,
     /// and atomically rename the file over the target.
-    pub fn finish(mut self) -> Result<WriteSummary> {
+    pub fn finish(self) -> Result<WriteSummary> {
+        self.finish_checked(|_| Ok(()))
+    }
+
+    /// [`finish`](Self::finish), with a last check of the tree directory
+    /// (root first, then depth descending and xpos ascending) before the
+    /// file is renamed over the target: an error from `check` leaves no
+    /// file and any existing target untouched (checking after the rename
+    /// had already replaced it).
+    pub fn finish_checked(
+        mut self,
+        check: impl FnOnce(&[DirEntry]) -> Result<()>,
+    ) -> Result<WriteSummary> {
         if self.last_end.is_none() {
             return Err(Error::NoDrawables);
         }
@@ -781,6 +810,7 @@ impl Slog2Writer {
         file.write_all_at(&buf, 0)
             .map_err(|e| Error::io(&path, e))?;
         file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
+        check(&dir)?;
         if self.opts.sync {
             file.sync_all().map_err(|e| Error::io(&path, e))?;
         }
