@@ -5,6 +5,7 @@
 #   3. install the library into a temporary prefix (scripts/install.sh)
 #   4. C tests (capi-tests/, CMake + CTest) against the installed package,
 #      under AddressSanitizer + UBSan, then under valgrind (memcheck)
+#   5. a bounded fuzz run of every fuzz target (scripts/fuzz-run.sh, 20 s each)
 # Any failing or missing suite fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +38,6 @@ cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$
       -DSLOG2_VALGRIND=ON >/dev/null
 cmake --build "$build/vg" -j2 >/dev/null
 (cd "$build/vg" && ctest --output-on-failure)
+
+echo "== Fuzz (bounded: 20 s per target; longer runs in RELIABILITY.md)"
+scripts/fuzz-run.sh 20

@@ -313,7 +313,8 @@ impl Ord for Pending {
 /// are bounded and closed nodes wait in bounded queues.
 ///
 /// `progress` is called now and then with the source's progress in `[0, 1]`;
-/// `warn` receives warning lines (only in `CheckOrder::Warn`).
+/// `warn` receives warning lines (in `CheckOrder::Warn`; in either policy,
+/// the source's report of skipped lines at the end).
 pub fn convert(
     source: &mut dyn TraceSource,
     out: &Path,
@@ -464,6 +465,10 @@ fn read_source(
     }
     while let Some(p) = heap.pop() {
         add(w, p.record)?;
+    }
+    if let Some(s) = source.skipped() {
+        summary.warnings += 1;
+        warn(&s);
     }
     Ok(summary)
 }

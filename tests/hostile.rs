@@ -319,3 +319,34 @@ fn directory_entries_sharing_one_block_are_refused() {
     let e = Slog2File::from_bytes(bytes).err().expect("shared blocks");
     assert!(e.to_string().contains("overlaps"), "{e}");
 }
+
+/// A record with a mistyped keyword was dropped without a word; it is still
+/// skipped (the reference's leniency) but counted and reported.
+#[test]
+fn mistyped_keyword_is_counted_and_reported() {
+    let text = "Category[ index=0 name=s topo=State color=(1,2,3,4,true) width=1 ]\n\
+                Primitive[ TimeBBox(0,1) Category=0 (0, 0) (1, 0) ]\n\
+                Primtive[ TimeBBox(1,2) Category=0 (1, 0) (2, 0) ]\n\
+                \n\
+                Primitive[ TimeBBox(2,3) Category=0 (2, 0) (3, 0) ]\n\
+                Primitve[ TimeBBox(3,4) Category=0 (3, 0) (4, 0) ]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.slog2");
+    let mut src = trace::text::TextSource::from_str("typo.txt", text);
+    let mut warnings = Vec::new();
+    let s = convert(
+        &mut src,
+        &out,
+        &ConvertOptions::default(),
+        &mut |_| {},
+        &mut |w| warnings.push(w.to_string()),
+    )
+    .unwrap();
+    assert_eq!(s.write.drawables, 2);
+    assert_eq!(s.warnings, 1);
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].contains("2 line(s) of typo.txt") && warnings[0].contains("first: line 3"),
+        "{warnings:?}"
+    );
+}

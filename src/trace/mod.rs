@@ -84,6 +84,12 @@ pub trait TraceSource {
         Ok(())
     }
 
+    /// What the source skipped as it read (lines that are no record), as
+    /// one sentence for a warning; `None` when nothing was skipped.
+    fn skipped(&self) -> Option<String> {
+        None
+    }
+
     /// Where `out[i]` of the last [`next_records`](Self::next_records) came
     /// from (see [`location`](Self::location)).
     fn location_of(&self, i: usize) -> String {

@@ -840,10 +840,18 @@ impl Slog2Writer {
 
     /// Append a block after the tree (written by `finish`).
     fn write_block(&mut self, bytes: &[u8]) -> Result<BlockPtr> {
+        // A block pointer's size is an i32: a larger block (2 GiB of
+        // categories, maps or directory) would wrap silently.
+        let size = i32::try_from(bytes.len()).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "a metadata block of {} bytes exceeds the format's 2 GiB block limit",
+                bytes.len()
+            ))
+        })?;
         self.tail.extend_from_slice(bytes);
         let p = BlockPtr::new(self.offset, bytes.len());
         self.offset += bytes.len() as u64;
-        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
+        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size);
         Ok(p)
     }
 }
