@@ -176,7 +176,6 @@ fn fifo_input_keeps_its_first_record() {
         let _ = std::fs::write(&f2, &b);
     });
     let e = trace::open_source(&fifo).err().expect("SLOG-2 from a FIFO");
-    drop(e.to_string());
     assert!(e.to_string().contains("regular file"), "{e}");
     writer.join().unwrap();
 }
@@ -273,7 +272,7 @@ fn non_slog2_file_error_is_short() {
     let mut text = std::fs::read(fixtures().join("trace-sample/data.txt")).unwrap();
     text.resize(40_000, b'x');
     std::fs::write(&p, &text).unwrap();
-    let e = Slog2File::open(&p).err().expect("not SLOG-2");
+    let e = Slog2File::open(&p).expect_err("not SLOG-2");
     let msg = e.to_string();
     assert!(msg.len() < 200, "{} bytes: {msg}", msg.len());
     assert!(msg.contains("not an SLOG-2"), "{msg}");
@@ -316,7 +315,7 @@ fn directory_entries_sharing_one_block_are_refused() {
         bytes[at..at + 8].copy_from_slice(&big.ptr.offset.to_be_bytes());
         bytes[at + 8..at + 12].copy_from_slice(&big.ptr.size.to_be_bytes());
     }
-    let e = Slog2File::from_bytes(bytes).err().expect("shared blocks");
+    let e = Slog2File::from_bytes(bytes).expect_err("shared blocks");
     assert!(e.to_string().contains("overlaps"), "{e}");
 }
 
