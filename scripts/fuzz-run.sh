@@ -16,7 +16,7 @@ for t in slog2_read text_trace retree capi_input; do
   log="artifacts/$t.log"; mkdir -p artifacts
   rc=0
   RUSTC_WRAPPER= cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
-    -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
+    -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
     >"$log" 2>&1 || rc=$?
   grep -E "^stat::number_of_executed_units|^stat::new_units_added|^cov: |==[0-9]+==|^SUMMARY|panicked|Test unit written" "$log" | tail -6 || true
   [ "$rc" -eq 0 ] || { echo "fuzz target $t failed (rc $rc; log $PWD/$log)"; exit 1; }
