@@ -9,6 +9,12 @@
 #   PREFIX/lib/cmake/slog2/slog2Config.cmake, slog2ConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/slog2.pc
 #   PREFIX/bin/slog2                   (the command-line tool)
+#   PREFIX/lib/slog2/plugins/libslog2-otf2.so   (the OTF2 reader, readers/otf2;
+#                                      only when cmake and libotf2 are present --
+#                                      otherwise a warning says it is left out)
+#   PREFIX/lib/libslog2jni.so          (JNI: slog2.api natives + logformat.trace.InputLog drop-in)
+#   PREFIX/lib/libTraceInput.so        -> libslog2jni.so (what slog2sdk's jars load)
+#   PREFIX/share/java/slog2.jar        (the slog2.api classes; needs a JDK, skipped with a warning without one)
 # with the version from Cargo.toml. libslog2.so is installed as cargo builds
 # it (no SONAME; the CMake package links it as -lslog2). Afterwards:
 #   cmake ... -DCMAKE_PREFIX_PATH=PREFIX      find_package(slog2 CONFIG REQUIRED)
@@ -37,7 +43,7 @@ fi
 cargo build --release
 
 release="$root/target/release"
-for f in libslog2.so libslog2.a slog2; do
+for f in libslog2.so libslog2.a slog2 libslog2jni.so; do
   [ -f "$release/$f" ] || { echo "error: $release/$f was not built" >&2; exit 1; }
 done
 headers=(include/*.h)
@@ -54,6 +60,15 @@ install -m 755 "$release/libslog2.so" "$prefix/lib/libslog2.so"
 install -m 644 "$release/libslog2.a" "$prefix/lib/libslog2.a"
 install -m 644 "${headers[@]}" "$prefix/include/"
 install -m 755 "$release/slog2" "$prefix/bin/slog2"
+install -m 755 "$release/libslog2jni.so" "$prefix/lib/libslog2jni.so"
+ln -sfn libslog2jni.so "$prefix/lib/libTraceInput.so"
+if command -v javac >/dev/null 2>&1 && command -v jar >/dev/null 2>&1; then
+  java/build.sh --no-test >/dev/null
+  install -d "$prefix/share/java"
+  install -m 644 java/build/slog2.jar "$prefix/share/java/slog2.jar"
+else
+  echo "warning: no JDK (javac/jar): $prefix/share/java/slog2.jar not installed" >&2
+fi
 
 subst() { # TEMPLATE OUTPUT
   sed -e "s|@VERSION@|$version|g" -e "s|@PREFIX@|$prefix|g" -e "s|@STATIC_LIBS@|$static_libs|g" \
@@ -69,5 +84,26 @@ subst() { # TEMPLATE OUTPUT
 subst cmake/slog2Config.cmake.in "$prefix/lib/cmake/slog2/slog2Config.cmake"
 subst cmake/slog2ConfigVersion.cmake.in "$prefix/lib/cmake/slog2/slog2ConfigVersion.cmake"
 subst cmake/slog2.pc.in "$prefix/lib/pkgconfig/slog2.pc"
+
+# The OTF2 reader plugin (readers/otf2/CMakeLists.txt): built and installed
+# into PREFIX/lib/slog2/plugins when libotf2 is found; its configure step
+# prints a warning otherwise. SLOG2_REQUIRE_OTF2=1 makes a missing libotf2
+# an error (scripts/test-all.sh sets it).
+require_otf2=OFF
+[ "${SLOG2_REQUIRE_OTF2:-0}" = 1 ] && require_otf2=ON
+if command -v cmake >/dev/null 2>&1; then
+  plugin_build="$root/target/otf2-plugin"
+  cmake -S readers/otf2 -B "$plugin_build" -DSLOG2_TRACE_INCLUDE="$root/include" \
+        -DSLOG2_REQUIRE_OTF2="$require_otf2" >/dev/null
+  if [ -f "$plugin_build/Makefile" ] || [ -f "$plugin_build/build.ninja" ]; then
+    cmake --build "$plugin_build" >/dev/null
+    cmake --install "$plugin_build" --prefix "$prefix" >/dev/null
+  fi
+elif [ "$require_otf2" = ON ]; then
+  echo "error: cmake is needed to build the OTF2 plugin" >&2
+  exit 1
+else
+  echo "warning: cmake not found: the OTF2 plugin (readers/otf2) is not installed" >&2
+fi
 
 echo "installed slog2 $version into $prefix"

@@ -99,7 +99,8 @@ pub trait TraceSource {
 }
 
 /// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
-/// SLOG-2 version string) or the sample text format.
+/// SLOG-2 version string), an OTF2 archive (through the shipped plugin, see
+/// [`plugin`]) or the sample text format.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     open_source_with(path, 0)
 }
@@ -121,6 +122,14 @@ pub fn open_source_with(
     path: &std::path::Path,
     parse_threads: usize,
 ) -> Result<Box<dyn TraceSource + Send>> {
+    // An OTF2 archive given as its directory.
+    if path.is_dir() && plugin::is_otf2(path) {
+        return Ok(Box::new(plugin::open_with_shipped_plugin(
+            plugin::OTF2_PLUGIN,
+            "an OTF2 archive",
+            path,
+        )?));
+    }
     // Sniff the format from the first bytes of the one handle we read from:
     // a pipe or FIFO cannot be reopened or rewound, so the sniffed bytes are
     // handed back to the text parser in front of the rest of the stream
@@ -140,6 +149,16 @@ pub fn open_source_with(
             )));
         }
         return Ok(Box::new(slog2::Slog2Source::open(path)?));
+    }
+    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
+    // found as `plugin` documents; `--trace-lib` bypasses this. (Sniffed
+    // again from the path only for regular files: a pipe cannot be reread.)
+    if regular && plugin::is_otf2(path) {
+        return Ok(Box::new(plugin::open_with_shipped_plugin(
+            plugin::OTF2_PLUGIN,
+            "an OTF2 archive",
+            path,
+        )?));
     }
     if !regular {
         let name = path.display().to_string();

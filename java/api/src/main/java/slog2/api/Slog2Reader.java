@@ -1,0 +1,126 @@
+package slog2.api;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A read-only SLOG-2 file, opened by the slog2 Rust library through JNI
+ * ({@code libslog2jni.so}, found on {@code java.library.path} or named by the
+ * system property {@code slog2.library}).
+ *
+ * <pre>{@code
+ * try (Slog2Reader r = Slog2Reader.open("trace.slog2")) {
+ *     double[] tt = r.totalTime();
+ *     Drawables d = r.window(tt[0], tt[1]);
+ *     for (int i = 0; i < d.n; i++)
+ *         System.out.println(r.categories()[0].name + " " + d.start[i]);
+ * }
+ * }</pre>
+ *
+ * <p><b>Thread safety.</b> Every method is thread-safe: any number of threads
+ * may query one reader at once (the file is memory-mapped and immutable; each
+ * query decodes into its own result). {@link #close()} may race with queries:
+ * queries already running finish normally, later calls throw
+ * {@link Slog2Exception}. Results ({@link Drawables}, {@link Category},
+ * {@link YMap}) are immutable and may be shared.
+ *
+ * <p>Each query is one native call returning column arrays, so a viewer's
+ * cost per jump is the tree lookup plus one array copy per column.
+ */
+public final class Slog2Reader implements AutoCloseable {
+    private final long handle;
+    private final String path;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Category[] categories;
+    private volatile YMap[] yMaps;
+
+    private Slog2Reader(long handle, String path) {
+        this.handle = handle;
+        this.path = path;
+    }
+
+    /**
+     * Open an SLOG-2 file.
+     *
+     * @throws Slog2Exception if the file is missing, unreadable or not a valid SLOG-2 2.0.6 file
+     */
+    public static Slog2Reader open(String path) throws Slog2Exception {
+        if (path == null) {
+            throw new NullPointerException("path");
+        }
+        return new Slog2Reader(Native.open(path), path);
+    }
+
+    /** The path this reader was opened with. */
+    public String path() {
+        return path;
+    }
+
+    /** The time span of the whole file: {@code {start, end}}. */
+    public double[] totalTime() throws Slog2Exception {
+        return Native.totalTime(handle);
+    }
+
+    /** Depth of the tree's root (leaves have depth 0); previews take depths up to this. */
+    public int rootDepth() throws Slog2Exception {
+        return Native.rootDepth(handle);
+    }
+
+    /** The file's categories in file order, the preview categories (-1 event, -2 arrow, -3 state) included. Shared: do not modify. */
+    public Category[] categories() throws Slog2Exception {
+        Category[] c = categories;
+        if (c == null) {
+            c = Native.categories(handle);
+            categories = c;
+        }
+        return c;
+    }
+
+    /** The file's y-coordinate maps (the writer's identity map included). Shared: do not modify. */
+    public YMap[] yMaps() throws Slog2Exception {
+        YMap[] m = yMaps;
+        if (m == null) {
+            m = Native.yMaps(handle);
+            yMaps = m;
+        }
+        return m;
+    }
+
+    /**
+     * Every drawable whose time box meets {@code [t0, t1]}, at full detail, in
+     * drawing order.
+     *
+     * @throws Slog2Exception if {@code t0 > t1}, a bound is NaN, the reader is closed or the file is corrupt
+     */
+    public Drawables window(double t0, double t1) throws Slog2Exception {
+        return Native.window(handle, t0, t1);
+    }
+
+    /**
+     * A Jumpshot-style preview of {@code [t0, t1]}: the real drawables of the
+     * tree levels at or above {@code depth}, plus the shadows summarising the
+     * levels below. {@code depth <= 0} is full detail (same as {@link #window}).
+     */
+    public Drawables preview(double t0, double t1, int depth) throws Slog2Exception {
+        return Native.preview(handle, t0, t1, depth);
+    }
+
+    /**
+     * The pop-up text of row {@code row} of {@code d} (its category's label
+     * filled with the row's info bytes), exactly as {@code slog2 print} shows it.
+     */
+    public String popupText(Drawables d, int row) throws Slog2Exception {
+        if (row < 0 || row >= d.n) {
+            throw new IndexOutOfBoundsException("row " + row + " of " + d.n);
+        }
+        int off = d.infoOffset[row];
+        return Native.popupText(handle, d.category[row], d.info, off, d.infoOffset[row + 1] - off);
+    }
+
+    /** Release the file. Idempotent; later calls on this reader throw {@link Slog2Exception}. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            Native.close(handle);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build slog2view (java/build/slog2view.jar) and run its JUnit 5 suite.
+#
+#   java/viewer/build.sh            build, then test (the window smoke test runs under Xvfb)
+#   java/viewer/build.sh --no-test  build only
+#
+# Compiles against java/build/slog2.jar (built by java/build.sh --no-test when
+# missing). The jar's manifest names slog2.jar on its Class-Path (same folder)
+# and slog2.view.Main as Main-Class; the native library is found on
+# java.library.path, by -Dslog2.library=PATH, or at ../../target/release
+# relative to the jar (a repository build):
+#   java -jar java/build/slog2view.jar FILE.slog2
+# Needs the JDK 17, Debian's junit5, xvfb (xvfb-run) and a font; scripts/deps.sh
+# installs them. Nothing is skipped: a missing tool fails the build.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+out="$root/java/build"
+vb="$out/viewer"
+fixtures="$root/../shared/fixtures"
+junit=/usr/share/java/junit-platform-console-standalone.jar
+
+for tool in javac jar java; do
+  command -v "$tool" >/dev/null || { echo "error: $tool not found (install openjdk-17-jdk-headless)" >&2; exit 1; }
+done
+[ -f "$out/slog2.jar" ] || java/build.sh --no-test
+
+rm -rf "$vb" "$out/slog2view.jar"
+mkdir -p "$vb/classes" "$vb/test-classes"
+find java/viewer/src/main/java -name '*.java' >"$vb/sources.txt"
+javac --release 17 -Xlint:all -Werror -cp "$out/slog2.jar" -d "$vb/classes" @"$vb/sources.txt"
+printf 'Main-Class: slog2.view.Main\nClass-Path: slog2.jar\n' >"$vb/manifest.txt"
+jar --create --file "$out/slog2view.jar" --manifest "$vb/manifest.txt" -C "$vb/classes" .
+echo "built $out/slog2view.jar"
+[ "${1:-}" = "--no-test" ] && exit 0
+
+[ -f "$junit" ] || { echo "error: $junit not found (apt-get install junit5)" >&2; exit 1; }
+[ -d "$fixtures" ] || { echo "error: $fixtures not found (../shared must sit beside the repo)" >&2; exit 1; }
+command -v xvfb-run >/dev/null || { echo "error: xvfb-run not found (apt-get install xvfb)" >&2; exit 1; }
+cargo build --release -p slog2-jni -p slog2-cli
+lib="$root/target/release"
+
+find java/viewer/src/test/java -name '*.java' >"$vb/test-sources.txt"
+javac --release 17 -Xlint:all -cp "$out/slog2.jar:$vb/classes:$junit" -d "$vb/test-classes" @"$vb/test-sources.txt"
+set +e
+# One X server for the whole suite: the pixel tests run headless-capable code,
+# the smoke test opens a real window on it.
+xvfb-run -a -s "-screen 0 1600x1000x24" \
+  java -Xcheck:jni -Djava.library.path="$lib" \
+  -Dslog2.fixtures="$fixtures" -Dslog2.cli="$lib/slog2" -Dslog2view.jar="$out/slog2view.jar" \
+  -jar "$junit" --disable-banner --details=tree --fail-if-no-tests \
+  -cp "$out/slog2.jar:$vb/classes:$vb/test-classes" --scan-classpath "$vb/test-classes" >"$vb/junit.log" 2>&1
+rc=$?
+set -e
+cat "$vb/junit.log"
+if grep -q "WARNING: JNI\|FATAL ERROR" "$vb/junit.log"; then
+  echo "error: JNI warnings under -Xcheck:jni (see above)" >&2
+  exit 1
+fi
+[ $rc -eq 0 ] || { echo "error: viewer JUnit failed (exit $rc)" >&2; exit $rc; }
+echo "Viewer tests passed"

@@ -1,0 +1,125 @@
+package slog2.view;
+
+import java.awt.BorderLayout;
+import java.awt.Color;
+import java.awt.Component;
+import java.awt.Graphics;
+import javax.swing.Icon;
+import javax.swing.JPanel;
+import javax.swing.JScrollPane;
+import javax.swing.JTable;
+import javax.swing.ListSelectionModel;
+import javax.swing.table.AbstractTableModel;
+import slog2.api.Category;
+
+/**
+ * Jumpshot's legend: one line per category with its colour, name, topology,
+ * visibility and search toggles, drawable count and inclusive/exclusive
+ * ratios over the whole file. Toggling visibility repaints the timeline.
+ */
+public final class LegendPanel extends JPanel {
+    private static final long serialVersionUID = 1L;
+    private final JTable table;
+
+    static final class Swatch implements Icon {
+        final Color c;
+        final int topo;
+
+        Swatch(Color c, int topo) {
+            this.c = c;
+            this.topo = topo;
+        }
+
+        @Override
+        public void paintIcon(Component comp, Graphics g, int x, int y) {
+            g.setColor(c);
+            if (topo == Category.STATE) {
+                g.fillRect(x, y + 2, 22, 10);
+            } else if (topo == Category.ARROW) {
+                g.fillRect(x, y + 6, 16, 2);
+                g.fillPolygon(new int[] {x + 14, x + 22, x + 14}, new int[] {y + 3, y + 7, y + 11}, 3);
+            } else {
+                g.fillRect(x + 10, y + 4, 2, 10);
+                g.fillPolygon(new int[] {x + 6, x + 16, x + 11}, new int[] {y + 1, y + 1, y + 6}, 3);
+            }
+        }
+
+        @Override public int getIconWidth() { return 24; }
+        @Override public int getIconHeight() { return 14; }
+    }
+
+    public LegendPanel(Model m, Runnable changed) {
+        super(new BorderLayout());
+        String[] cols = {"", "Name", "Topo", "V", "S", "Count", "Incl", "Excl"};
+        AbstractTableModel tm = new AbstractTableModel() {
+            private static final long serialVersionUID = 1L;
+
+            @Override public int getRowCount() { return m.categories.length; }
+            @Override public int getColumnCount() { return cols.length; }
+            @Override public String getColumnName(int c) { return cols[c]; }
+
+            @Override
+            public Class<?> getColumnClass(int c) {
+                return switch (c) {
+                    case 0 -> Icon.class;
+                    case 3, 4 -> Boolean.class;
+                    case 5 -> Long.class;
+                    case 6, 7 -> Float.class;
+                    default -> String.class;
+                };
+            }
+
+            @Override
+            public Object getValueAt(int r, int c) {
+                Category k = m.categories[r];
+                return switch (c) {
+                    case 0 -> new Swatch(m.colour[r], k.topology);
+                    case 1 -> k.name;
+                    case 2 -> Popup.topoName(k.topology);
+                    case 3 -> m.visible[r];
+                    case 4 -> m.searchable[r];
+                    case 5 -> k.count;
+                    case 6 -> k.inclRatio;
+                    default -> k.exclRatio;
+                };
+            }
+
+            @Override public boolean isCellEditable(int r, int c) { return c == 3 || c == 4; }
+
+            @Override
+            public void setValueAt(Object v, int r, int c) {
+                if (c == 3) {
+                    m.visible[r] = (Boolean) v;
+                } else if (c == 4) {
+                    m.searchable[r] = (Boolean) v;
+                }
+                fireTableCellUpdated(r, c);
+                changed.run();
+            }
+        };
+        table = new JTable(tm);
+        table.setAutoCreateRowSorter(true);
+        table.setSelectionMode(ListSelectionModel.SINGLE_SELECTION);
+        table.setRowHeight(18);
+        int[] widths = {30, 140, 45, 24, 24, 70, 60, 60};
+        for (int c = 0; c < widths.length; c++) {
+            table.getColumnModel().getColumn(c).setPreferredWidth(widths[c]);
+        }
+        add(new JScrollPane(table), BorderLayout.CENTER);
+    }
+
+    /** Slot of the selected category, or -1. */
+    public int selectedSlot() {
+        int r = table.getSelectedRow();
+        return r < 0 ? -1 : table.convertRowIndexToModel(r);
+    }
+
+    public void select(int slot) {
+        int v = table.convertRowIndexToView(slot);
+        table.getSelectionModel().setSelectionInterval(v, v);
+    }
+
+    JTable table() {
+        return table;
+    }
+}

@@ -1,0 +1,330 @@
+package slog2.view;
+
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Random;
+import javax.imageio.ImageIO;
+import javax.swing.SwingUtilities;
+
+/**
+ * Entry point.
+ *
+ * <pre>
+ * java -jar slog2view.jar [FILE]                      the viewer window
+ * java -jar slog2view.jar --render FILE --from T0 --to T1 --size WxH -o OUT.png [--svg OUT.svg]
+ * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S]
+ * </pre>
+ *
+ * The native library is found on {@code java.library.path} or named by the
+ * {@code slog2.library} system property (see {@code slog2.api.Slog2Reader}).
+ */
+public final class Main {
+    private Main() {
+    }
+
+    static final String USAGE = "usage: slog2view [FILE]\n"
+            + "       slog2view --render FILE --from T0 --to T1 --size WIDTHxHEIGHT -o OUT.png [--svg OUT.svg]\n"
+            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S]\n";
+
+    public static void main(String[] args) {
+        findLibrary();
+        try {
+            int rc = run(args);
+            if (rc != Integer.MIN_VALUE) {
+                System.exit(rc);
+            }
+        } catch (UsageError e) {
+            System.err.print("slog2view: " + e.getMessage() + "\n" + USAGE);
+            System.exit(2);
+        }
+    }
+
+    /**
+     * When neither {@code slog2.library} nor {@code java.library.path} names
+     * the native library, look for it where a build of the repository puts it:
+     * {@code target/release/libslog2jni.so} two levels above this jar
+     * ({@code java/build/slog2view.jar}).
+     */
+    static void findLibrary() {
+        if (System.getProperty("slog2.library") != null) {
+            return;
+        }
+        for (String dir : System.getProperty("java.library.path", "").split(File.pathSeparator)) {
+            if (!dir.isEmpty() && new File(dir, System.mapLibraryName("slog2jni")).isFile()) {
+                return;
+            }
+        }
+        try {
+            File jar = new File(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            File lib = new File(jar.getParentFile(), "../../target/release/" + System.mapLibraryName("slog2jni"));
+            if (lib.isFile()) {
+                System.setProperty("slog2.library", lib.getCanonicalPath());
+            }
+        } catch (Exception e) {
+            // leave it to the default lookup, which reports what is missing
+        }
+    }
+
+    static final class UsageError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageError(String m) {
+            super(m);
+        }
+    }
+
+    static String need(String[] a, int i) {
+        if (i >= a.length) {
+            throw new UsageError("missing value after " + a[i - 1]);
+        }
+        return a[i];
+    }
+
+    static double num(String s, String what) {
+        try {
+            return Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            throw new UsageError("bad " + what + ": " + s);
+        }
+    }
+
+    static int[] size(String s) {
+        String[] p = s.toLowerCase(Locale.ROOT).split("x");
+        try {
+            int w = Integer.parseInt(p[0]), h = Integer.parseInt(p[1]);
+            if (p.length != 2 || w < Renderer.LABEL_W + 10 || h < Renderer.RULER_H + 10 || w > 20000 || h > 20000) {
+                throw new UsageError("bad size (at least " + (Renderer.LABEL_W + 10) + "x" + (Renderer.RULER_H + 10)
+                        + ", at most 20000x20000): " + s);
+            }
+            return new int[] {w, h};
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw new UsageError("bad size (WIDTHxHEIGHT): " + s);
+        }
+    }
+
+    static int run(String[] args) {
+        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            System.out.print(USAGE);
+            return 0;
+        }
+        if (args.length > 0 && args[0].equals("--render")) {
+            return render(args);
+        }
+        if (args.length > 0 && args[0].equals("--bench")) {
+            return bench(args);
+        }
+        if (args.length > 1 || (args.length == 1 && args[0].startsWith("-"))) {
+            throw new UsageError("unknown arguments: " + String.join(" ", args));
+        }
+        String file = args.length == 1 ? args[0] : null;
+        if (java.awt.GraphicsEnvironment.isHeadless()) {
+            System.err.println("slog2view: no display (set DISPLAY, or use --render for pictures without one)");
+            return 2;
+        }
+        SwingUtilities.invokeLater(() -> {
+            MainWindow w = new MainWindow();
+            w.setVisible(true);
+            if (file != null) {
+                // -Dslog2view.openDelay=MS opens the file MS ms after the window is up, as a user
+                // choosing it from File > Open would (used to time open -> first frame in a ready window)
+                int delay = Integer.getInteger("slog2view.openDelay", 0);
+                if (delay > 0) {
+                    javax.swing.Timer t = new javax.swing.Timer(delay, e -> w.open(file));
+                    t.setRepeats(false);
+                    t.start();
+                } else {
+                    w.open(file);
+                }
+            }
+        });
+        return Integer.MIN_VALUE; // keep running
+    }
+
+    static int render(String[] a) {
+        String file = null, out = null, svg = null;
+        double from = Double.NaN, to = Double.NaN;
+        int[] sz = null;
+        for (int i = 1; i < a.length; i++) {
+            switch (a[i]) {
+                case "--from" -> from = num(need(a, ++i), "--from");
+                case "--to" -> to = num(need(a, ++i), "--to");
+                case "--size" -> sz = size(need(a, ++i));
+                case "-o" -> out = need(a, ++i);
+                case "--svg" -> svg = need(a, ++i);
+                default -> {
+                    if (a[i].startsWith("-") || file != null) {
+                        throw new UsageError("unexpected argument: " + a[i]);
+                    }
+                    file = a[i];
+                }
+            }
+        }
+        if (file == null || out == null || sz == null || Double.isNaN(from) || Double.isNaN(to)) {
+            throw new UsageError("--render needs FILE, --from, --to, --size and -o");
+        }
+        if (!(to > from)) {
+            throw new UsageError("--to must be greater than --from");
+        }
+        try (Source s = ReaderSource.open(file)) {
+            Model m = new Model(s);
+            Frame f = Frame.load(m, from, to);
+            BufferedImage img = Renderer.image(m, f, sz[0], sz[1], -1);
+            writeAtomically(out, img);
+            if (svg != null) {
+                SvgPainter p = new SvgPainter(sz[0], sz[1]);
+                Renderer.paint(p, m, f, new Renderer.Layout(sz[0], sz[1], from, to, m.rows()), -1);
+                Files.writeString(new File(svg).toPath(), p.finish(), StandardCharsets.UTF_8);
+            }
+            return 0;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            System.err.println("slog2view: " + file + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    static void writeAtomically(String out, BufferedImage img) throws IOException {
+        File target = new File(out).getAbsoluteFile();
+        File tmp = new File(target.getParentFile(), "." + target.getName() + ".tmp");
+        if (!ImageIO.write(img, "png", tmp)) {
+            throw new IOException("no PNG writer");
+        }
+        Files.move(tmp.toPath(), target.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Open to first frame, then random zoom/pan steps: query + draw into a WxH image each. */
+    static int bench(String[] a) {
+        String file = null;
+        int[] sz = {1600, 900};
+        int steps = 500;
+        long seed = 1;
+        for (int i = 1; i < a.length; i++) {
+            switch (a[i]) {
+                case "--size" -> sz = size(need(a, ++i));
+                case "--steps" -> steps = (int) num(need(a, ++i), "--steps");
+                case "--seed" -> seed = (long) num(need(a, ++i), "--seed");
+                default -> file = a[i];
+            }
+        }
+        if (file == null) {
+            throw new UsageError("--bench needs FILE");
+        }
+        try {
+            if (!Boolean.getBoolean("slog2view.cold")) {
+                warmUp(); // what the window does at start-up, before a file is chosen
+            }
+            long t0 = System.nanoTime();
+            Source s = ReaderSource.open(file);
+            long tOpen = System.nanoTime();
+            Model m = new Model(s);
+            long tModel = System.nanoTime();
+            Frame f = Frame.load(m, m.tMin, m.tMax);
+            long tQuery = System.nanoTime();
+            BufferedImage img = Renderer.image(m, f, sz[0], sz[1], -1);
+            long tDraw = System.nanoTime();
+            System.out.printf(Locale.ROOT, "open to first frame: %.1f ms (open %.1f, categories+maps %.1f, query %.1f,"
+                    + " draw %.1f; %d drawables, depth %d of %d, %d nodes)%n", (tDraw - t0) / 1e6, (tOpen - t0) / 1e6,
+                    (tModel - tOpen) / 1e6, (tQuery - tModel) / 1e6, (tDraw - tQuery) / 1e6, f.d.n, f.depth,
+                    m.rootDepth, f.d.nodesRead);
+            Random rnd = new Random(seed);
+            double w0 = m.tMin, w1 = m.tMax, full = m.tMax - m.tMin;
+            double[] ms = new double[steps];
+            double[] qms = new double[steps];
+            double[] cpu = new double[steps];
+            java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+            long maxN = 0;
+            for (int k = 0; k < steps; k++) {
+                double span = w1 - w0;
+                int op = rnd.nextInt(4);
+                if (op == 0 && span > full * 1e-7) { // zoom in around a random point
+                    double c = w0 + rnd.nextDouble() * span, fct = 0.3 + 0.5 * rnd.nextDouble();
+                    w0 = c - (c - w0) * fct;
+                    w1 = c + (w1 - c) * fct;
+                } else if (op == 1) { // zoom out
+                    double c = w0 + rnd.nextDouble() * span, fct = 1.5 + rnd.nextDouble() * 2;
+                    w0 = c - (c - w0) * fct;
+                    w1 = c + (w1 - c) * fct;
+                } else { // pan up to a screen either way
+                    double dt = (rnd.nextDouble() * 2 - 1) * span;
+                    w0 += dt;
+                    w1 += dt;
+                }
+                span = Math.min(w1 - w0, full);
+                w0 = Math.max(m.tMin, Math.min(m.tMax - span, w0));
+                w1 = w0 + span;
+                long c0 = mx.getCurrentThreadCpuTime();
+                long a0 = System.nanoTime();
+                Frame g = Frame.load(m, w0, w1);
+                long a1 = System.nanoTime();
+                Renderer.paint(new G2Painter(img.createGraphics()), m, g,
+                        new Renderer.Layout(sz[0], sz[1], w0, w1, m.rows()), -1);
+                long a2 = System.nanoTime();
+                ms[k] = (a2 - a0) / 1e6;
+                cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
+                qms[k] = (a1 - a0) / 1e6;
+                maxN = Math.max(maxN, g.d.n);
+            }
+            double[] sorted = ms.clone();
+            Arrays.sort(sorted);
+            double[] qs = qms.clone();
+            Arrays.sort(qs);
+            double[] cs = cpu.clone();
+            Arrays.sort(cs);
+            System.out.printf(Locale.ROOT, "frame CPU time (this thread, immune to other load): median %.2f ms, p99 %.2f ms%n",
+                    pct(cs, 50), pct(cs, 99));
+            System.out.printf(Locale.ROOT,
+                    "%d steps at %dx%d: frame (query+draw) median %.2f ms, p99 %.2f ms, max %.2f ms;"
+                            + " query median %.2f ms, p99 %.2f ms; max drawables in a frame %d%n",
+                    steps, sz[0], sz[1], pct(sorted, 50), pct(sorted, 99), sorted[steps - 1], pct(qs, 50), pct(qs, 99),
+                    maxN);
+            s.close();
+            return 0;
+        } catch (IOException | RuntimeException | LinkageError e) {
+            System.err.println("slog2view: " + file + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /**
+     * Start-up work that does not depend on the file: load the JNI library and
+     * initialise Java2D's loops and the label font (several hundred ms in a
+     * fresh JVM). The window runs this on a background thread while it shows
+     * itself, so opening a file costs only the file's own work.
+     */
+    static void warmUp() {
+        try {
+            Class.forName("slog2.api.Native", true, Main.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            // reported by the first real call, with its message
+        }
+        for (String c : new String[] {"javax.swing.JTable", "javax.swing.JSplitPane", "javax.swing.JToolBar",
+                "javax.swing.JComboBox", "javax.swing.JScrollPane", "javax.swing.table.DefaultTableCellRenderer",
+                "javax.swing.JCheckBox", "slog2.view.LegendPanel", "slog2.view.TimelinePanel", "slog2.view.Renderer",
+                "slog2.view.Frame", "slog2.view.Loader"}) {
+            try {
+                Class.forName(c, true, Main.class.getClassLoader()); // class loading and static set-up only
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not needed for correctness
+            }
+        }
+        BufferedImage img = new BufferedImage(64, 32, BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = img.createGraphics();
+        G2Painter p = new G2Painter(g);
+        p.color(java.awt.Color.RED);
+        p.fillRect(0, 0, 10, 10);
+        p.line(0, 0, 30, 20, 3);
+        p.fillPolygon(new int[] {0, 5, 9}, new int[] {0, 9, 3}, 3);
+        p.text("0.123456789", 2, 20);
+        g.dispose();
+    }
+
+    static double pct(double[] sorted, double p) {
+        int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
+    }
+}

@@ -1,0 +1,33 @@
+package slog2.view;
+
+import java.io.IOException;
+import slog2.api.Category;
+import slog2.api.Drawables;
+import slog2.api.YMap;
+
+/**
+ * What the viewer needs from a trace: the {@code slog2.api.Slog2Reader}
+ * calls, behind an interface so that unit tests can feed made-up data
+ * ({@link ReaderSource} is the real one). Every method may be called from
+ * any thread.
+ */
+public interface Source extends AutoCloseable {
+    String name();
+
+    double[] totalTime() throws IOException;
+
+    int rootDepth() throws IOException;
+
+    Category[] categories() throws IOException;
+
+    YMap[] yMaps() throws IOException;
+
+    Drawables window(double t0, double t1) throws IOException;
+
+    Drawables preview(double t0, double t1, int depth) throws IOException;
+
+    String popupText(Drawables d, int row) throws IOException;
+
+    @Override
+    void close();
+}

@@ -1,0 +1,95 @@
+package slog2.view;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+
+/** {@code java -jar slog2view.jar --render …}: a PNG of the asked size, or a non-zero exit with the library's message. */
+class RenderCliTest {
+    static List<String> cmd(String... args) {
+        String jar = System.getProperty("slog2view.jar");
+        assertTrue(jar != null && new File(jar).isFile(), "-Dslog2view.jar");
+        List<String> c = new ArrayList<>(List.of("java", "-Djava.awt.headless=true",
+                "-Djava.library.path=" + System.getProperty("java.library.path"), "-jar", jar));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    @Test
+    void rendersThePictureTheWindowShows() throws Exception {
+        Path dir = Files.createTempDirectory("render");
+        Path out = dir.resolve("data.png");
+        Fx.run(cmd("--render", Fx.sample("data.slog2"), "--from", "0.0005", "--to", "0.0085", "--size", "1200x400", "-o",
+                out.toString(), "--svg", dir.resolve("data.svg").toString()), 0);
+        BufferedImage img = ImageIO.read(out.toFile());
+        assertEquals(1200, img.getWidth());
+        assertEquals(400, img.getHeight());
+        try (Source s = ReaderSource.open(Fx.sample("data.slog2"))) {
+            Model m = new Model(s);
+            Frame f = Frame.load(m, 0.0005, 0.0085);
+            BufferedImage mine = Renderer.image(m, f, 1200, 400, -1);
+            int diff = 0;
+            for (int y = 0; y < 400; y++) {
+                for (int x = Renderer.LABEL_W; x < 1200; x++) {
+                    if (mine.getRGB(x, y) != img.getRGB(x, y)) {
+                        diff++;
+                    }
+                }
+            }
+            assertEquals(0, diff, "the CLI draws the same canvas as the viewer");
+            PixelTest.check(m, f, img, 3);
+        }
+        String svg = Files.readString(dir.resolve("data.svg"));
+        assertTrue(svg.startsWith("<?xml") && svg.trim().endsWith("</svg>"));
+        assertTrue(svg.contains("fill=\"#00ff00\""), "RECV (green) states in the SVG");
+        assertTrue(svg.contains("<polygon"), "arrow heads in the SVG");
+    }
+
+    @Test
+    void badFilesExitNonZeroWithTheLibraryMessage() throws Exception {
+        Path dir = Files.createTempDirectory("render");
+        Path junk = dir.resolve("junk.slog2");
+        Files.writeString(junk, "this is not a trace");
+        Path trunc = dir.resolve("trunc.slog2");
+        byte[] all = Files.readAllBytes(Path.of(Fx.sample("barrier.slog2")));
+        Files.write(trunc, java.util.Arrays.copyOf(all, all.length / 2));
+        for (Path p : List.of(junk, trunc, dir.resolve("missing.slog2"))) {
+            Path out = dir.resolve("o.png");
+            String err = Fx.run(cmd("--render", p.toString(), "--from", "0", "--to", "1", "--size", "400x200", "-o",
+                    out.toString()), 1);
+            assertTrue(err.contains(p.toString()), err);
+            String lib;
+            try (Source s = ReaderSource.open(p.toString())) {
+                lib = "opened";
+            } catch (java.io.IOException e) {
+                lib = e.getMessage();
+            }
+            if (!lib.equals("opened")) { // a truncated file may open and fail on its first query
+                assertTrue(err.contains(lib.length() > 60 ? lib.substring(0, 60) : lib), "library message in: " + err);
+            }
+            assertFalse(Files.exists(out), "no picture on failure");
+        }
+        Fx.run(cmd("--render", Fx.sample("data.slog2"), "--from", "1", "--to", "0", "--size", "400x200", "-o",
+                dir.resolve("x.png").toString()), 2);
+    }
+
+    /** {@code slog2 view FILE} finds this jar beside the CLI's build and hands over to it (no display here: exit 2). */
+    @Test
+    void slog2ViewExecsTheViewer() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Fx.cli(), "view", Fx.sample("data.slog2")).redirectErrorStream(true);
+        pb.environment().remove("DISPLAY");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(2, p.waitFor(), out);
+        assertTrue(out.contains("slog2view: no display"), "the viewer itself answered: " + out);
+    }
+}

@@ -1,0 +1,42 @@
+"""slog2: read, write and plot SLOG-2 2.0.6 trace files through libslog2 (ctypes).
+
+    import slog2
+    with slog2.open("run.slog2") as f:
+        rows = f.window(0.1, 0.2)          # numpy columns, one C call
+        df = rows.to_pandas()
+        slog2.plot.timeline(f, 0.1, 0.2, output="run.png")
+
+Writing: :class:`slog2.Writer`; raw TRACE records of any source: :mod:`slog2.trace`.
+"""
+
+from ._lib import lib_path
+from ._errors import (
+    ArgumentError,
+    ClosedError,
+    Error,
+    FormatError,
+    InvalidDrawableError,
+    LibIOError,
+    OrderError,
+    ParseError,
+)
+from ._reader import Category, File, Rows, Tree, Weights, YMap, open
+from ._writer import Writer, encode_info
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Writer", "encode_info",
+    "Error", "FormatError", "OrderError", "ClosedError", "ArgumentError", "LibIOError",
+    "ParseError", "InvalidDrawableError",
+    "lib_path", "trace", "plot",
+]
+
+
+def __getattr__(name):
+    # slog2.trace and slog2.plot load on first use (plot imports matplotlib).
+    if name in ("trace", "plot"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'slog2' has no attribute {name!r}")

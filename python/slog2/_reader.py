@@ -1,0 +1,586 @@
+"""Reading API: :func:`open` returns a :class:`File`; its :meth:`File.window` and
+:meth:`File.preview` return :class:`Rows`, numpy columns filled by one C call.
+
+Why the shape of this API: like h5py and pandas, a file is a context manager
+whose small metadata (categories, y-maps, tree directory) is read once at open
+and exposed as plain Python objects, while the bulk data (drawables of a time
+window) comes back as numpy columns the C library writes into directly — no
+per-row Python objects, so a window of a million rows costs what the C query
+costs plus a few microseconds.
+
+The query buffers are allocated by numpy at a capacity adapted to the previous
+query (1.5x its size); when a window needs more, the library says so without
+writing anything (SLOG2_ERR_ARRAY_TOO_SMALL), ``SLOG2_Query_window_size`` gives the
+exact sizes and the query runs once more. In steady state (a viewer panning,
+a scan in windows) each call is one C call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from ctypes import byref, c_double, c_int
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from . import _lib
+from ._errors import check, error
+
+L = _lib.lib
+
+TOPOLOGIES = {0: "event", 1: "state", 2: "arrow"}
+KINDS = ("primitive", "composite", "shadow")
+
+_NP_OF_C = {
+    ctypes.c_int: np.intc,
+    ctypes.c_double: np.float64,
+    ctypes.c_int64: np.int64,
+}
+
+#: (name, numpy dtype) of every query column, in SLOG2_Query_columns order.
+COLUMNS: Tuple[Tuple[str, type], ...] = tuple(
+    (name, _NP_OF_C[t]) for name, t in _lib.SLOG2_QUERY_COLUMNS
+)
+
+
+def _text(buf, n: int) -> str:
+    return bytes(buf[:n]).decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class Category:
+    """A category of the file (``index`` < 0: the preview categories)."""
+
+    index: int
+    name: str
+    topology: str  # "state", "arrow" or "event"
+    color: Tuple[int, int, int, int]  # red, green, blue, alpha (0..255)
+    width: int
+    label: str  # popup format, e.g. "msg_tag=%d, msg_size=%d"; "" when none
+    count: int  # primitives of this category in the file
+    incl_ratio: float
+    excl_ratio: float
+
+    @property
+    def shape(self) -> int:
+        return {"event": 0, "state": 1, "arrow": 2}[self.topology]
+
+    @property
+    def rgb(self) -> Tuple[float, float, float]:
+        """Colour as matplotlib floats."""
+        return (self.color[0] / 255.0, self.color[1] / 255.0, self.color[2] / 255.0)
+
+
+@dataclass(frozen=True)
+class YMap:
+    """A y-coordinate map: ``rows`` is an int array (n_rows, n_columns), line ID first."""
+
+    title: str
+    columns: List[str]  # labels of the value columns (the line-ID column excluded)
+    rows: np.ndarray = field(repr=False)
+
+
+TREE_DTYPE = np.dtype(
+    [
+        ("depth", np.intc),
+        ("xpos", np.intc),
+        ("start", np.float64),
+        ("end", np.float64),
+        ("offset", np.int64),
+        ("size", np.intc),
+        ("parent", np.intc),
+        ("lchild", np.intc),
+        ("rchild", np.intc),
+    ],
+    align=True,
+)
+assert TREE_DTYPE.itemsize == ctypes.sizeof(_lib.SLOG2_Treedir_node)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The tree directory: ``nodes`` is a structured array (root first) with fields
+    depth, xpos, start, end, offset, size, parent, lchild, rchild (indices into
+    ``nodes``, -1 when none)."""
+
+    nodes: np.ndarray = field(repr=False)
+    children_per_node: int
+    leaf_bytesize: int
+
+    @property
+    def depth(self) -> int:
+        """Depth of the root (0 = a single leaf)."""
+        return int(self.nodes["depth"][0]) if len(self.nodes) else 0
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def nodes_per_depth(self) -> Dict[int, int]:
+        d, n = np.unique(self.nodes["depth"], return_counts=True)
+        return {int(a): int(b) for a, b in zip(d, n)}
+
+
+class Weights:
+    """Shadow weights of a preview, one entry per (shadow, category), grouped by
+    shadow row ascending: ``row`` (row index of the shadow in the Rows), ``category``,
+    ``incl``, ``excl`` (ratios), ``count``."""
+
+    __slots__ = ("row", "category", "incl", "excl", "count")
+
+    def __init__(self, row, category, incl, excl, count):
+        self.row, self.category, self.incl, self.excl, self.count = row, category, incl, excl, count
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def of(self, row: int) -> "Weights":
+        lo, hi = np.searchsorted(self.row, [row, row + 1])
+        return Weights(*(getattr(self, k)[lo:hi] for k in self.__slots__))
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame({k: getattr(self, k) for k in self.__slots__})
+
+
+class Rows:
+    """Result of a window or preview query: one entry per row in drawing order
+    (a composite row is followed by its member rows; previews end with shadows).
+
+    Columns (numpy arrays of equal length):
+      ``kind`` 0 primitive / 1 composite / 2 shadow; ``category``; ``start``, ``end``
+      (time box); ``time0``, ``time1`` (time of the first / last vertex, so a
+      backward arrow has time0 > time1); ``line0``, ``line1`` (line ID of the first /
+      last vertex); ``parent`` (row of the composite a member belongs to, else -1);
+      ``num_real`` (1, member count, or primitives a shadow summarises);
+      ``info_offset``/``info_len`` (the row's info bytes in ``info``, offset -1 when none).
+    ``nodes_read``/``bytes_read``: what the query read. ``weights``: shadow weights
+    (previews). ``popup_text(i)``: the row's popup text as Jumpshot / ``slog2 print``.
+    """
+
+    __slots__ = tuple(n for n, _ in COLUMNS) + (
+        "info",
+        "nodes_read",
+        "bytes_read",
+        "t0",
+        "t1",
+        "depth",
+        "_file",
+        "_weights",
+    )
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def __repr__(self) -> str:
+        q = "window" if self.depth is None else f"preview depth {self.depth}"
+        return (
+            f"<slog2.Rows {q} [{self.t0}, {self.t1}]: {len(self)} rows, "
+            f"{self.nodes_read} nodes / {self.bytes_read} bytes read>"
+        )
+
+    @property
+    def columns(self) -> Dict[str, np.ndarray]:
+        return {n: getattr(self, n) for n, _ in COLUMNS}
+
+    def info_of(self, i: int) -> bytes:
+        """Info payload bytes of row ``i``."""
+        n = int(self.info_len[i])
+        if n <= 0:
+            return b""
+        o = int(self.info_offset[i])
+        return self.info[o : o + n].tobytes()
+
+    def popup_text(self, i: int) -> str:
+        """Popup text of row ``i`` (its category's label filled with its info values)."""
+        if self.kind[i] == _lib.SLOG2_KIND_SHADOW:
+            return ""
+        return self._file.info_text(int(self.category[i]), self.info_of(i))
+
+    @property
+    def weights(self) -> Weights:
+        """Shadow weights (previews; empty for windows). Fetched on first use by
+        ``SLOG2_Query_preview_weights`` (the C API returns them in a second call)."""
+        if self._weights is None:
+            if self.depth is None:
+                e = np.empty(0, np.intc)
+                self._weights = Weights(e, e, np.empty(0, np.float32), np.empty(0, np.float32),
+                                        np.empty(0, np.int64))
+            else:
+                self._weights = self._file._preview_weights(self.t0, self.t1, self.depth, self)
+        return self._weights
+
+    def select(self, mask: np.ndarray) -> "Rows":
+        """The rows where ``mask`` is true (member rows follow their composite's fate
+        when ``mask`` is given on top-level rows only; parent indices are renumbered)."""
+        mask = np.asarray(mask, bool)
+        r = Rows.__new__(Rows)
+        remap = None
+        if np.any(self.parent >= 0):
+            m = self.parent >= 0
+            mask = mask.copy()
+            mask[m] = mask[self.parent[m]]
+            remap = np.cumsum(mask, dtype=np.intc) - 1
+        for n, _ in COLUMNS:
+            setattr(r, n, getattr(self, n)[mask])
+        if remap is not None:
+            p = r.parent
+            m = p >= 0
+            p[m] = remap[p[m]]
+        r.info = self.info
+        r.nodes_read, r.bytes_read = self.nodes_read, self.bytes_read
+        r.t0, r.t1, r.depth, r._file, r._weights = self.t0, self.t1, self.depth, self._file, None
+        if self.depth is not None:
+            w = self.weights
+            keep = mask[w.row] if len(w) else np.zeros(0, bool)
+            newrow = np.cumsum(mask, dtype=np.intc) - 1
+            r._weights = Weights(newrow[w.row[keep]], w.category[keep], w.incl[keep],
+                                 w.excl[keep], w.count[keep])
+        return r
+
+    def to_pandas(self, text: bool = False):
+        """A pandas DataFrame of the rows: every column, plus ``kind`` and ``name`` as
+        categoricals and the drawing ``topology``; ``text=True`` adds the popup text."""
+        import pandas as pd
+
+        cols = self.columns
+        df = pd.DataFrame(cols)
+        df["kind"] = pd.Categorical.from_codes(self.kind, categories=list(KINDS))
+        f = self._file
+        idx, names, topos, name_code = f._category_tables()
+        pos = np.searchsorted(idx, self.category)
+        pos = np.clip(pos, 0, len(idx) - 1) if len(idx) else pos
+        known = (idx[pos] == self.category) if len(idx) else np.zeros(len(self), bool)
+        codes = np.where(known, name_code[pos] if len(idx) else -1, -1)
+        df["name"] = pd.Categorical.from_codes(codes, categories=names)
+        tcodes = np.where(known, topos[pos] if len(idx) else 0, -1)
+        df["topology"] = pd.Categorical.from_codes(tcodes, categories=["event", "state", "arrow"])
+        df["duration"] = self.end - self.start
+        if text:
+            df["text"] = [self.popup_text(i) for i in range(len(self))]
+        return df
+
+
+def _empty_rows(file, t0, t1, depth) -> Rows:
+    r = Rows.__new__(Rows)
+    for n, dt in COLUMNS:
+        setattr(r, n, np.empty(0, dt))
+    r.info = np.empty(0, np.uint8)
+    r.nodes_read, r.bytes_read = 0, 0
+    r.t0, r.t1, r.depth, r._file, r._weights = t0, t1, depth, file, None
+    return r
+
+
+class File:
+    """An SLOG-2 file open for reading (use :func:`slog2.open`)."""
+
+    MIN_ROWS = 1024
+    MIN_INFO = 16 * 1024
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        h = ctypes.c_void_p()
+        check(L.SLOG2_Open(os.fsencode(self.path), b"r", byref(h)), f"open {self.path}")
+        self._h = h.value
+        self._closed = False
+        self._lock = threading.Lock()
+        self._cap_rows = self.MIN_ROWS
+        self._cap_info = self.MIN_INFO
+        self._cols = _lib.SLOG2_Query_columns()
+        self._n = c_int()
+        self._pos = c_int()
+        self._ipos = c_int()
+        self._stats = _lib.SLOG2_Query_stats()
+        self._n2 = c_int()
+        self._textbuf = ctypes.create_string_buffer(4096)
+        try:
+            self._read_meta()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- metadata ---------------------------------------------------------
+    def _read_meta(self) -> None:
+        a, b = c_double(), c_double()
+        check(L.SLOG2_Get_total_time(self._h, byref(a), byref(b)), "SLOG2_Get_total_time")
+        self.total_time: Tuple[float, float] = (a.value, b.value)
+        desc = ctypes.create_string_buffer(1024)
+        ver = c_int()
+        rc = L.SLOG2_Get_header(self._h, desc, len(desc), byref(ver))
+        if rc < 0:
+            desc = ctypes.create_string_buffer(-rc)
+            rc = L.SLOG2_Get_header(self._h, desc, len(desc), byref(ver))
+        check(rc, "SLOG2_Get_header")
+        self.header: str = desc.value.decode("utf-8", "replace")
+        self.version: int = ver.value
+        # categories
+        cats: List[Category] = []
+        tbuf = ctypes.create_string_buffer(64 * 1024)
+        lbuf = ctypes.create_string_buffer(64 * 1024)
+        head = _lib.SLOG2_Category_head_t()
+        tp, lp = c_int(), c_int()
+        while True:
+            tp.value = lp.value = 0
+            rc = L.SLOG2_Get_next_category(self._h, byref(head), ctypes.addressof(tbuf), byref(tp),
+                                           len(tbuf), ctypes.addressof(lbuf), byref(lp), len(lbuf))
+            if rc == _lib.SLOG2_ERR_EOF:
+                break
+            if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and len(tbuf) < (1 << 26):
+                tbuf = ctypes.create_string_buffer(len(tbuf) * 4)
+                lbuf = ctypes.create_string_buffer(len(lbuf) * 4)
+                continue
+            check(rc, "SLOG2_Get_next_category")
+            cats.append(
+                Category(
+                    index=head.index,
+                    name=_text(lbuf.raw, lp.value),
+                    topology=TOPOLOGIES.get(head.shape, str(head.shape)),
+                    color=(head.red, head.green, head.blue, head.alpha),
+                    width=head.width,
+                    label=_text(tbuf.raw, tp.value),
+                    count=head.count,
+                    incl_ratio=head.incl_ratio,
+                    excl_ratio=head.excl_ratio,
+                )
+            )
+        self.categories: List[Category] = cats
+        self._by_index: Dict[int, Category] = {c.index: c for c in cats}
+        srt = sorted(cats, key=lambda c: c.index)
+        names = list(dict.fromkeys(c.name for c in srt))  # unique, for pandas categoricals
+        self._cat_tables = (
+            np.array([c.index for c in srt], np.intc),
+            names,
+            np.array([c.shape for c in srt], np.int8),
+            np.array([names.index(c.name) for c in srt], np.intc),
+        )
+        # y-maps
+        nm = c_int()
+        check(L.SLOG2_Get_ycoordmap_count(self._h, byref(nm)), "SLOG2_Get_ycoordmap_count")
+        maps = []
+        title = ctypes.create_string_buffer(4096)
+        for i in range(nm.value):
+            cap = 1024
+            while True:
+                elems = np.empty(cap, np.intc)
+                nr, nc, ne, ep = c_int(), c_int(), c_int(), c_int()
+                rc = L.SLOG2_Get_ycoordmap(self._h, i, title, len(title), byref(nr), byref(nc),
+                                           byref(ne), elems.ctypes.data, byref(ep), cap)
+                if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and cap < (1 << 30):
+                    cap *= 8
+                    if len(title) < (1 << 20):
+                        title = ctypes.create_string_buffer(len(title) * 8)
+                    continue
+                check(rc, "SLOG2_Get_ycoordmap")
+                break
+            labels = []
+            lab = ctypes.create_string_buffer(4096)
+            for col in range(nc.value - 1):
+                check(L.SLOG2_Get_ycoordmap_label(self._h, i, col, lab, len(lab)),
+                      "SLOG2_Get_ycoordmap_label")
+                labels.append(lab.value.decode("utf-8", "replace"))
+            rows = elems[: ne.value].copy().reshape(nr.value, nc.value)
+            maps.append(YMap(title.value.decode("utf-8", "replace"), labels, rows))
+        self.ymaps: List[YMap] = maps
+        # tree directory
+        nn = c_int()
+        rc = L.SLOG2_Read_dir(self._h, None, 0, byref(nn))
+        if rc not in (0, _lib.SLOG2_ERR_ARRAY_TOO_SMALL):
+            check(rc, "SLOG2_Read_dir")
+        nodes = np.zeros(nn.value, TREE_DTYPE)
+        check(L.SLOG2_Read_dir(self._h, nodes.ctypes.data_as(ctypes.POINTER(_lib.SLOG2_Treedir_node)),
+                               nn.value, byref(nn)), "SLOG2_Read_dir")
+        cpn, leaf = 0, 0
+        import re
+
+        m = re.search(r"children per node (\d+), leaf size (\d+)", self.header)
+        if m:
+            cpn, leaf = int(m.group(1)), int(m.group(2))
+        self.tree = Tree(nodes, cpn, leaf)
+
+    def _category_tables(self):
+        return self._cat_tables
+
+    def category(self, index: int) -> Category:
+        """The category with this index (KeyError when the file has none)."""
+        return self._by_index[index]
+
+    @property
+    def drawable_count(self) -> int:
+        """Primitives in the file (sum of the categories' counts; composites not counted)."""
+        return sum(c.count for c in self.categories)
+
+    # -- lifetime ---------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Close the file (idempotent). Later calls raise the library's
+        bad-handle error."""
+        if not self._closed:
+            self._closed = True
+            h = ctypes.c_void_p(self._h)
+            check(L.SLOG2_Close(byref(h)), "SLOG2_Close")
+            # self._h keeps the (now unknown) registry key: the library itself
+            # reports "unknown or closed SLOG2_File handle" on later calls.
+
+    def __enter__(self) -> "File":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        st = "closed" if self._closed else "open"
+        return (f"<slog2.File {self.path!r} {st}: [{self.total_time[0]}, {self.total_time[1]}], "
+                f"{len(self.categories)} categories, {len(self.tree)} nodes>")
+
+    # -- queries ----------------------------------------------------------
+    def window(self, t0: float, t1: float) -> Rows:
+        """Every drawable whose time box intersects [t0, t1], in drawing order."""
+        return self._query(float(t0), float(t1), None)
+
+    def preview(self, t0: float, t1: float, depth: int) -> Rows:
+        """Zoomed-out view: the real drawables of tree levels >= depth intersecting
+        the window, then the shadows summarising the levels below."""
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)):
+            raise TypeError(f"depth must be an int, not {type(depth).__name__}")
+        return self._query(float(t0), float(t1), int(depth))
+
+    def _query(self, t0: float, t1: float, depth: Optional[int]) -> Rows:
+        with self._lock:
+            h = self._h
+            cols = self._cols
+            cap, icap = self._cap_rows, self._cap_info
+            retried = False
+            while True:
+                arrays = []
+                for n, dt in COLUMNS:
+                    a = np.empty(cap, dt)
+                    arrays.append(a)
+                    setattr(cols, n, a.ctypes.data)
+                info = np.empty(icap, np.uint8)
+                self._pos.value = 0
+                self._ipos.value = 0
+                if depth is None:
+                    rc = L.SLOG2_Query_window(h, t0, t1, self._n, cols, self._pos, cap,
+                                              info.ctypes.data, self._ipos, icap, self._stats)
+                else:
+                    rc = L.SLOG2_Query_preview(h, t0, t1, depth, self._n, cols, self._pos, cap,
+                                               info.ctypes.data, self._ipos, icap, self._stats)
+                if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and not retried:
+                    nr, ni = c_int(), c_int()
+                    check(L.SLOG2_Query_window_size(h, t0, t1, -1 if depth is None else depth,
+                                                    byref(nr), byref(ni)), "SLOG2_Query_window_size")
+                    cap = max(cap, nr.value)
+                    icap = max(icap, ni.value, 1)
+                    retried = True
+                    continue
+                if rc != 0:
+                    raise error(rc, "SLOG2_Query_window" if depth is None else "SLOG2_Query_preview")
+                break
+            n = self._n.value
+            ni = self._ipos.value
+            # Next capacity: 1.5x this query (adapts both ways), at least the minimum.
+            self._cap_rows = max(self.MIN_ROWS, n + (n >> 1))
+            self._cap_info = max(self.MIN_INFO, ni + (ni >> 1))
+            r = Rows.__new__(Rows)
+            for (name, _), a in zip(COLUMNS, arrays):
+                setattr(r, name, a[:n])
+            r.info = info[:ni]
+            r.nodes_read = self._stats.nodes_read
+            r.bytes_read = self._stats.bytes_read
+            r.t0, r.t1, r.depth, r._file, r._weights = t0, t1, depth, self, None
+            return r
+
+    def _preview_weights(self, t0: float, t1: float, depth: int, rows: Rows) -> Weights:
+        with self._lock:
+            n = c_int()
+            pos = c_int(0)
+            d = np.empty(1, np.int64)  # sizing call: valid pointers, capacity 0
+            p = d.ctypes.data
+            rc = L.SLOG2_Query_preview_weights(self._h, t0, t1, depth, byref(n), p, p, p, p, p,
+                                               byref(pos), 0)
+            if rc not in (0, _lib.SLOG2_ERR_ARRAY_TOO_SMALL):
+                raise error(rc, "SLOG2_Query_preview_weights")
+            m = n.value
+            sh = np.empty(m, np.intc)
+            cat = np.empty(m, np.intc)
+            inc = np.empty(m, np.float32)
+            exc = np.empty(m, np.float32)
+            cnt = np.empty(m, np.int64)
+            pos.value = 0
+            if m:
+                check(L.SLOG2_Query_preview_weights(self._h, t0, t1, depth, byref(n), sh.ctypes.data,
+                                                    cat.ctypes.data, inc.ctypes.data,
+                                                    exc.ctypes.data, cnt.ctypes.data, byref(pos), m),
+                      "SLOG2_Query_preview_weights")
+        return Weights(sh, cat, inc, exc, cnt)
+
+    def window_size(self, t0: float, t1: float, depth: int = -1) -> Tuple[int, int]:
+        """(rows, info bytes) the window (depth < 0) or preview (depth >= 0) would return."""
+        nr, ni = c_int(), c_int()
+        check(L.SLOG2_Query_window_size(self._h, float(t0), float(t1), int(depth), byref(nr),
+                                        byref(ni)), "SLOG2_Query_window_size")
+        return nr.value, ni.value
+
+    def info_text(self, category: int, info: bytes) -> str:
+        """Popup text of an info payload for a category (as Jumpshot and ``slog2 print``)."""
+        with self._lock:
+            return self._info_text(category, info)
+
+    def _info_text(self, category: int, info: bytes) -> str:
+        buf = self._textbuf
+        while True:
+            rc = L.SLOG2_Get_drawable_text_ex(self._h, int(category), info, len(info), buf, len(buf))
+            if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and len(buf) < (1 << 24):
+                buf = self._textbuf = ctypes.create_string_buffer(len(buf) * 8)
+                continue
+            check(rc, "SLOG2_Get_drawable_text_ex")
+            return buf.value.decode("utf-8", "replace")
+
+    def scan(self, rows_per_window: int = 1 << 18, t0: Optional[float] = None,
+             t1: Optional[float] = None) -> Iterator[Rows]:
+        """Iterate [t0, t1] (default: the whole file) in consecutive windows of about
+        ``rows_per_window`` drawables, yielding each drawable exactly once: in the
+        window that holds its end time (a composite with its members); with t0/t1
+        given, drawables ending outside [t0, t1] are not yielded. Memory stays flat:
+        one window's columns at a time."""
+        a, b = self.total_time
+        lo = a if t0 is None else float(t0)
+        hi = b if t1 is None else float(t1)
+        if hi < lo:
+            raise ValueError(f"t1 ({hi}) < t0 ({lo})")
+        n = max(1, self.drawable_count)
+        span = b - a
+        nwin = max(1, int(np.ceil(n * ((hi - lo) / span if span > 0 else 1.0) / rows_per_window)))
+        edges = np.linspace(lo, hi, nwin + 1)
+        for k in range(nwin):
+            w0, w1 = float(edges[k]), float(edges[k + 1])
+            last = k == nwin - 1
+            r = self.window(w0, w1)
+            if len(r) == 0:
+                continue
+            end = r.end
+            keep = (end <= w1) if last else (end < w1)
+            if k > 0:
+                keep &= end >= w0
+            keep |= r.parent >= 0  # members follow their composite (Rows.select)
+            if keep.all():
+                yield r
+            elif keep.any():
+                yield r.select(keep)
+
+
+def open(path) -> File:  # noqa: A001 - the package's public name, like io.open
+    """Open an SLOG-2 file for reading; use as a context manager."""
+    return File(path)

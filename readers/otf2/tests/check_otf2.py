@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the OTF2 reader plugin (run by CTest, see CMakeLists.txt).
+
+  check_otf2.py prepare WORK OTF2_GEN
+      WORK/scenario/ (+ WORK/expected.json) written by otf2_gen, and damaged
+      copies: WORK/bad-<name>/ (see DAMAGE).
+  check_otf2.py convert WORK SLOG2 TIMEORDER [JAR]
+      `slog2 convert WORK/scenario/traces.otf2` WITHOUT --trace-lib (the
+      plugin is found by discovery), then every drawable of
+      `slog2 query --format json` is compared with expected.json (as a
+      multiset: the file order is the tree's), `slog2 check` must pass, the
+      C client TIMEORDER (trace_check_timeorder linked to libslog2, so it reads
+      the OTF2 archive through libslog2's TRACE_Open and the same discovery)
+      must pass, and the unmapped record kind must be reported on stderr.
+      With JAR (slog2printserial.jar, local runs only) the reference reader
+      must read the file without error.
+  check_otf2.py errors WORK SLOG2
+      every damaged archive: the conversion fails with a message naming the
+      archive (and the location where there is one) and leaves no output.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+DAMAGE = {
+    # name: (what to do, expected message regex part)
+    "missing": "cannot open OTF2 archive: No such file",
+    "anchor-truncated": "not a readable OTF2 anchor file",
+    "anchor-garbage": "not a readable OTF2 anchor file",
+    "version": "archive written by OTF2 9",
+    "defs-truncated": "reading the global definitions failed",
+    "evt-missing": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): cannot open its event file',
+    "evt-truncated": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): its event file (is damaged|ends after)',
+    "evt-head": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): its event file is damaged',
+    "evt-short": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): its event file ends after 10 of the 11',
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def prepare(work, gen):
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    scen = os.path.join(work, "scenario")
+    r = run([gen, "scenario", scen, os.path.join(work, "expected.json")])
+    if r.returncode != 0:
+        fail("otf2_gen: " + r.stderr)
+
+    def copy(name):
+        d = os.path.join(work, "bad-" + name)
+        shutil.copytree(scen, d)
+        return d
+
+    def cut(path, keep):
+        with open(path, "rb") as f:
+            b = f.read()
+        with open(path, "wb") as f:
+            f.write(b[: keep(len(b))])
+
+    os.makedirs(os.path.join(work, "bad-missing"))  # no traces.otf2 inside
+    cut(os.path.join(copy("anchor-truncated"), "traces.otf2"), lambda n: 20)
+    with open(os.path.join(copy("anchor-garbage"), "traces.otf2"), "wb") as f:
+        f.write(b"\x03\x42OTF2" + bytes(range(200)))
+    p = os.path.join(copy("version"), "traces.otf2")
+    with open(p, "rb") as f:
+        b = bytearray(f.read())
+    b[9] = 9  # the archive's major OTF2 version
+    with open(p, "wb") as f:
+        f.write(b)
+    cut(os.path.join(copy("defs-truncated"), "traces.def"), lambda n: n // 2)
+    os.remove(os.path.join(copy("evt-missing"), "traces", "2.evt"))
+    cut(os.path.join(copy("evt-truncated"), "traces", "2.evt"), lambda n: n // 2)
+    cut(os.path.join(copy("evt-head"), "traces", "2.evt"), lambda n: 20)
+    # location 2 declares one event more than its file holds (a file cut at
+    # a record boundary): libotf2 reads 10 events without complaint; only
+    # the declared count tells.
+    r = run([gen, "scenario-short", os.path.join(work, "bad-evt-short"), os.path.join(work, "short.json")])
+    if r.returncode != 0:
+        fail("otf2_gen: " + r.stderr)
+
+
+def key(d):
+    return (d["name"], d["kind"], json.dumps([[round(t, 9), y] for t, y in d["vertices"]]), d["info"])
+
+
+def convert(work, slog2, timeorder, jar=None):
+    anchor = os.path.join(work, "scenario", "traces.otf2")
+    out = os.path.join(work, "scenario.slog2")
+    if os.path.exists(out):
+        os.remove(out)
+    r = run([slog2, "convert", "-q", anchor, "-o", out])
+    if r.returncode != 0:
+        fail("convert: " + r.stderr)
+    if "ParameterInt 1" not in r.stderr or "1 regions still open at the end" not in r.stderr:
+        fail("convert: the unmapped record / closed region report is missing from stderr:\n" + r.stderr)
+    r = run([slog2, "query", out, "--format", "json"])
+    if r.returncode != 0:
+        fail("query: " + r.stderr)
+    got = sorted(key(d) for d in json.loads(r.stdout))
+    with open(os.path.join(work, "expected.json")) as f:
+        want = sorted(key(d) for d in json.load(f))
+    if got != want:
+        missing = [w for w in want if w not in got]
+        extra = [g for g in got if g not in want]
+        fail("drawables differ\n  missing: %s\n  unexpected: %s" % (missing, extra))
+    print("ok: %d drawables as written" % len(got))
+    r = run([slog2, "info", out, "--json"])
+    info = json.loads(r.stdout) if r.returncode == 0 else fail("info: " + r.stderr)
+    text = json.dumps(info)
+    for needle in ('"OTF2 locations"', '"rank"', '"thread"'):
+        if needle not in text:
+            fail("info: y-map %s missing: %s" % (needle, text[:2000]))
+    r = run([slog2, "check", out])
+    if r.returncode != 0:
+        fail("check: " + r.stdout + r.stderr)
+    print("ok: " + r.stdout.strip())
+    r = run([timeorder, anchor])
+    if r.returncode != 0 or not r.stdout.startswith("Passed: %d drawables" % len(want)):
+        fail("trace_check_timeorder over libslog2: rc %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    print("ok: trace_check_timeorder: " + r.stdout.strip())
+    if jar:
+        r = run(["java", "-jar", jar, out])
+        if r.returncode != 0 or "Exception" in r.stdout + r.stderr:
+            fail("slog2printserial: rc %d\n%s" % (r.returncode, (r.stdout + r.stderr)[-2000:]))
+        print("ok: slog2printserial.jar read %d lines" % len(r.stdout.splitlines()))
+
+
+def errors(work, slog2):
+    import re
+
+    for name, msg in DAMAGE.items():
+        d = os.path.join(work, "bad-" + name)
+        target = os.path.join(d, "traces.otf2")
+        out = os.path.join(work, "bad-%s.slog2" % name)
+        if os.path.exists(out):
+            os.remove(out)
+        r = run([slog2, "convert", "-q", target, "-o", out])
+        if r.returncode == 0:
+            fail("%s: conversion succeeded" % name)
+        if target not in r.stderr or not re.search(msg, r.stderr):
+            fail("%s: message does not name %s / match %r:\n%s" % (name, target, msg, r.stderr))
+        if os.path.exists(out):
+            fail("%s: an output file was left behind" % name)
+        left = [f for f in os.listdir(work) if f.startswith("bad-%s.slog2" % name) or ".tmp" in f]
+        if left:
+            fail("%s: temporary files left: %s" % (name, left))
+        print("ok: %s: %s" % (name, r.stderr.strip().splitlines()[-1][:200]))
+
+
+def main():
+    a = sys.argv[1:]
+    if len(a) == 3 and a[0] == "prepare":
+        prepare(a[1], a[2])
+    elif len(a) in (4, 5) and a[0] == "convert":
+        convert(*a[1:])
+    elif len(a) == 3 and a[0] == "errors":
+        errors(a[1], a[2])
+    else:
+        print(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
