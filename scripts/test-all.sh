@@ -12,6 +12,7 @@
 #      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
 #   6. Viewer: slog2view's JUnit suite (java/viewer/build.sh): pixel checks of rendered
 #      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb
+#   7. a bounded fuzz run of every fuzz target (scripts/fuzz-run.sh, 20 s each)
 # Any failing or missing suite fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,3 +56,6 @@ scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
 
 echo "== Viewer tests"
 java/viewer/build.sh
+
+echo "== Fuzz (bounded: 20 s per target; longer runs in RELIABILITY.md)"
+scripts/fuzz-run.sh 20

@@ -313,7 +313,8 @@ impl Ord for Pending {
 /// are bounded and closed nodes wait in bounded queues.
 ///
 /// `progress` is called now and then with the source's progress in `[0, 1]`;
-/// `warn` receives warning lines (only in `CheckOrder::Warn`).
+/// `warn` receives warning lines (in `CheckOrder::Warn`; in either policy,
+/// the source's report of skipped lines at the end).
 pub fn convert(
     source: &mut dyn TraceSource,
     out: &Path,
@@ -328,6 +329,26 @@ pub fn convert(
     progress(1.0);
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Refuse to write `output` over `input` (the same file under any name:
+/// same device and inode, so hard links and `./x` vs `x` count). The
+/// writer's rename would otherwise replace the user's trace with its
+/// conversion, and the source reads its input while the output is written.
+/// An output that does not exist yet is always fine.
+pub fn check_output_is_not_input(input: &Path, output: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(i), Ok(o)) = (std::fs::metadata(input), std::fs::metadata(output)) else {
+        return Ok(());
+    };
+    if i.dev() == o.dev() && i.ino() == o.ino() {
+        return Err(Error::InvalidArgument(format!(
+            "the output {} is the input file {}: choose another output name (the input would be replaced)",
+            output.display(),
+            input.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Hand one record to the writer.
@@ -444,6 +465,10 @@ fn read_source(
     }
     while let Some(p) = heap.pop() {
         add(w, p.record)?;
+    }
+    if let Some(s) = source.skipped() {
+        summary.warnings += 1;
+        warn(&s);
     }
     Ok(summary)
 }

@@ -33,7 +33,8 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    #[error("not an SLOG-2 2.0.6 file: version {found:?} (expected \"SLOG 2.0.6\")")]
+    /// `found`: the first bytes where the version belongs, escaped (at most 16).
+    #[error("not an SLOG-2 2.0.6 file: it starts with \"{found}\" where \"SLOG 2.0.6\" belongs")]
     BadVersion { found: String },
 
     #[error("truncated {what} at byte offset {offset}: need {need} more byte(s), {have} left")]

@@ -10,6 +10,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod signals;
+
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
 use slog2::model::{Drawable, Shadow};
 use slog2::read::Slog2File;
@@ -245,11 +247,30 @@ fn default_output(input: &str) -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    signals::install();
     let cli = Cli::parse_from(rewrite_args(std::env::args()));
+    let file = match &cli.cmd {
+        Cmd::Print { file } | Cmd::Info { file, .. } | Cmd::Query { file, .. } => {
+            Some(file.clone())
+        }
+        _ => None,
+    };
     match run(cli) {
         Ok(code) => code,
+        // The reader of our output went away (`slog2 print F | head`): not
+        // an error of ours, and nobody is left to read a message.
+        Err(slog2::Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
-            eprintln!("slog2: error: {e}");
+            let msg = e.to_string();
+            // Every error about a file names it.
+            match file {
+                Some(f) if !msg.contains(&f.display().to_string()) => {
+                    eprintln!("slog2: error: {}: {msg}", f.display())
+                }
+                _ => eprintln!("slog2: error: {msg}"),
+            }
             ExitCode::from(1)
         }
     }
@@ -271,6 +292,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
         } => {
             let filespec = input.join(" ");
             let out = output.unwrap_or_else(|| default_output(&filespec));
+            slog2::convert::check_output_is_not_input(Path::new(&filespec), &out)?;
             let mut source: Box<dyn TraceSource> = match &trace_lib {
                 Some(lib) => match PluginSource::open(lib, &filespec)? {
                     PluginOpen::Source(s) => Box::new(s),

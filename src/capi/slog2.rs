@@ -254,6 +254,7 @@ pub unsafe extern "C" fn SLOG2_Open(
         let path = PathBuf::from(unsafe { cstr::<A>(filename, "filename") }?.into_owned());
         let h = match mode as u8 {
             b'w' | b'W' => {
+                remove_temps_at_exit();
                 let writer = core(Slog2Writer::create(&path, WriterOptions::default()))?;
                 Handle::W(Mutex::new(Some(WriterState {
                     path,
@@ -273,6 +274,23 @@ pub unsafe extern "C" fn SLOG2_Open(
         *fp = FILES.insert(h) as SLOG2_File;
         Ok(SLOG2_OK)
     })
+}
+
+/// A C program that returns from `main` or calls `exit` without
+/// SLOG2_Close leaves no temporary file: an `atexit` hook (registered once,
+/// with the first write handle) removes those of unfinished writers.
+fn remove_temps_at_exit() {
+    extern "C" fn hook() {
+        let _ = std::panic::catch_unwind(crate::write::temp::remove_temp_files);
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: registers a function that takes no arguments and never
+        // unwinds (panics are caught).
+        unsafe {
+            libc::atexit(hook);
+        }
+    });
 }
 
 /// Close and set `*fp` to NULL. Write mode: finishes the file (tree, categories,
@@ -321,26 +339,31 @@ fn finish(w: &mut WriterState) -> Res<c_int> {
     let Some(writer) = w.writer.take() else {
         return Err(fail(SLOG2_ERR_STATE, "writer gone"));
     };
-    core(writer.finish())?;
-    if let Some(want) = w.dir.take() {
-        let f = core(Slog2File::open(&w.path))?;
-        let got = f.tree_directory();
-        let same = got.len() == want.len()
-            && got.iter().zip(&want).all(|(a, b)| {
-                i32::from(a.id.depth) == b.depth
-                    && a.id.xpos == b.xpos
-                    && a.time_box.start == b.earliest_time
-                    && a.time_box.end == b.latest_time
-            });
-        if !same {
-            let _ = std::fs::remove_file(&w.path);
-            return Err(fail(
-                SLOG2_ERR_STATE,
-                "the directory given to SLOG2_Write_dir does not match the tree built; no file written",
-            ));
+    // The directory check runs before the rename (it ran after it and
+    // deleted the file, so a mismatch also destroyed an existing target).
+    const MISMATCH: &str =
+        "the directory given to SLOG2_Write_dir does not match the tree built; no file written";
+    let want = w.dir.take();
+    let r = writer.finish_checked(|got| match &want {
+        Some(want)
+            if !(got.len() == want.len()
+                && got.iter().zip(want).all(|(a, b)| {
+                    i32::from(a.id.depth) == b.depth
+                        && a.id.xpos == b.xpos
+                        && a.time_box.start == b.earliest_time
+                        && a.time_box.end == b.latest_time
+                })) =>
+        {
+            Err(crate::Error::InvalidArgument(MISMATCH.into()))
         }
+        _ => Ok(()),
+    });
+    match r {
+        Err(crate::Error::InvalidArgument(m)) if m == MISMATCH => {
+            Err(fail(SLOG2_ERR_STATE, MISMATCH))
+        }
+        r => core(r).map(|_| SLOG2_OK),
     }
-    Ok(SLOG2_OK)
 }
 
 // ---------------------------------------------------------------------------
@@ -663,7 +686,17 @@ fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int>
         ));
     }
     w.started = true;
-    with_writer(w, |wr| wr.add_drawable(d))
+    with_writer(w, |wr| {
+        // Payloads built by hand: checked against their category's format
+        // (a short one was written and then rejected by `check`).
+        wr.check_info(d.category(), d.info())?;
+        if let Drawable::Composite(c) = &d {
+            for m in &c.members {
+                wr.check_info(m.category, &m.info)?;
+            }
+        }
+        wr.add_drawable(d)
+    })
 }
 
 /// Add a primitive: `nt_coords` vertex times and as many line IDs
@@ -1092,7 +1125,28 @@ pub unsafe extern "C" fn SLOG2_Get_next_drawable(
 ) -> c_int {
     reader(fp, |r| {
         let mut cur = lock(&r.cursor);
+        let number = cur.pos + 1;
         let d = current(&r.file, &mut cur)?;
+        // Payloads are validated before they are handed out: the draft's
+        // SLOG2_Get_drawable_text walks them by their category's format on a
+        // bare pointer, and read past a damaged file's short payload.
+        let tokens = r
+            .file
+            .category(d.category())
+            .map(|c| c.info.tokens.as_slice())
+            .unwrap_or(&[]);
+        // (An empty payload is legal; the draft call must not be given one.)
+        if !d.info().is_empty() && !crate::read::payload_covers(tokens, d.info()) {
+            return Err(fail(
+                SLOG2_ERR_FORMAT,
+                format!(
+                    "drawable #{} has an info payload of {} bytes, shorter than its category {}'s format: the file is damaged",
+                    number,
+                    d.info().len(),
+                    d.category()
+                ),
+            ));
+        }
         let coords: Vec<f64> = d
             .primitives()
             .iter()

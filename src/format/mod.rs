@@ -84,6 +84,16 @@ pub struct Header {
     pub postamble: BlockPtr,
 }
 
+/// At most 16 bytes of a would-be version string, printable ASCII kept and
+/// everything else escaped, for error messages.
+fn version_preview(b: &[u8]) -> String {
+    b.iter()
+        .take(16)
+        .flat_map(|c| c.escape_ascii())
+        .map(char::from)
+        .collect()
+}
+
 impl Header {
     pub fn placeholder(num_children_per_node: i16, treeleaf_bytesize: i32) -> Self {
         Header {
@@ -128,16 +138,20 @@ impl Header {
         let mut d = Decoder::new(file, 0, "header");
         let vlen = d.i16()?;
         if vlen != 10 {
+            // Show the first bytes only (a text file's first two bytes read
+            // as a length of up to 32767), escaped: they are not text.
             let found = if vlen > 0 {
-                String::from_utf8_lossy(d.peek_bytes(vlen as usize)).into_owned()
+                version_preview(d.peek_bytes((vlen as usize).min(16)))
             } else {
-                String::new()
+                version_preview(&file[..file.len().min(16)])
             };
             return Err(Error::BadVersion { found });
         }
-        let version = String::from_utf8_lossy(d.bytes(10)?).into_owned();
-        if version != VERSION {
-            return Err(Error::BadVersion { found: version });
+        let raw = d.bytes(10)?;
+        if raw != VERSION.as_bytes() {
+            return Err(Error::BadVersion {
+                found: version_preview(raw),
+            });
         }
         let num_children_per_node = d.i16()?;
         let treeleaf_bytesize = d.i32()?;
@@ -169,7 +183,7 @@ impl Header {
             ));
         }
         Ok(Header {
-            version,
+            version: VERSION.to_string(),
             num_children_per_node,
             treeleaf_bytesize,
             max_treedepth,

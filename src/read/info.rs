@@ -196,6 +196,30 @@ pub fn payload_len(tokens: &[u8], mut byte_at: impl FnMut(usize) -> u8) -> Optio
     Some(n)
 }
 
+/// True when `info` holds every byte that a walk of `tokens` reads (the
+/// walk of [`payload_len`], as the draft's `SLOG2_Get_drawable_text` does
+/// it on a bare pointer): each `%s` length prefix and the sum of the sizes
+/// up to the first unknown token lie inside `info`. A payload handed to a C
+/// caller must pass, so that the draft call on it never reads past it.
+pub fn payload_covers(tokens: &[u8], info: &[u8]) -> bool {
+    let mut bad = false;
+    let n = payload_len(tokens, |i| match info.get(i) {
+        Some(&b) => b,
+        None => {
+            bad = true;
+            0
+        }
+    });
+    // An unknown token ends the walk (the draft call then reads nothing):
+    // check the prefix before it.
+    let known = tokens
+        .iter()
+        .position(|t| !b"hdxelXEs".contains(t))
+        .unwrap_or(tokens.len());
+    let n = n.or_else(|| payload_len(&tokens[..known], |i| info.get(i).copied().unwrap_or(0)));
+    !bad && n.is_some_and(|n| n <= info.len())
+}
+
 fn be_i32(b: &[u8]) -> i32 {
     let mut a = [0u8; 4];
     a.copy_from_slice(&b[..4]);

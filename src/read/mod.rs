@@ -66,7 +66,9 @@ mod tree;
 
 pub use check::CheckReport;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
-pub use info::{decode_info, format_info, info_problem, payload_len, DecodedInfo, InfoProblem};
+pub use info::{
+    decode_info, format_info, info_problem, payload_covers, payload_len, DecodedInfo, InfoProblem,
+};
 pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
 pub use tree::TreeDirNode;
 
@@ -281,6 +283,8 @@ impl Slog2File {
             }
             node_index.entry(e.id).or_insert(i);
         }
+
+        check_disjoint_nodes(&directory, dir_r.start as u64)?;
 
         let by_ptr = directory.iter().position(|e| e.ptr == header.treeroot);
         let by_id = node_index
@@ -779,6 +783,35 @@ impl Iterator for DrawablesIter<'_> {
             }
         }
     }
+}
+
+/// Budget: every directory entry must have bytes of its own. A hostile
+/// directory pointing many entries at one large block made a query decode
+/// that block again for each entry (a 3.6 MB file exhausted memory and
+/// aborted a C host). With disjoint blocks, the node bytes a query can read
+/// sum to at most the file's size, and so do the allocations decoding them.
+fn check_disjoint_nodes(directory: &[DirEntry], dir_offset: u64) -> Result<()> {
+    let mut spans: Vec<(i64, i64, usize)> = directory
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.ptr.offset, e.ptr.offset + i64::from(e.ptr.size), i))
+        .collect();
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        let ((a0, a1, i), (b0, b1, j)) = (w[0], w[1]);
+        if b0 < a1 {
+            return Err(Error::malformed(
+                "tree directory",
+                dir_offset,
+                format!(
+                    "node {} block [{a0}, {a1}) overlaps node {} block [{b0}, {b1}): \
+                     every tree node needs bytes of its own",
+                    directory[i].id, directory[j].id
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -15,7 +15,9 @@
 //! (`plugin`). [`TraceSource::next_records`] hands records over in bulk, so a
 //! parallel source passes whole vectors to the converter.
 
-use crate::error::Result;
+use std::io::Read;
+
+use crate::error::{Error, Result};
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
 pub mod clog2;
@@ -84,6 +86,12 @@ pub trait TraceSource {
         Ok(())
     }
 
+    /// What the source skipped as it read (lines that are no record), as
+    /// one sentence for a warning; `None` when nothing was skipped.
+    fn skipped(&self) -> Option<String> {
+        None
+    }
+
     /// Where `out[i]` of the last [`next_records`](Self::next_records) came
     /// from (see [`location`](Self::location)).
     fn location_of(&self, i: usize) -> String {
@@ -122,21 +130,56 @@ pub fn open_source_with(
     path: &std::path::Path,
     parse_threads: usize,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    if slog2::Slog2Source::looks_like(path) {
-        return Ok(Box::new(slog2::Slog2Source::open(path)?));
-    }
-    if clog2::looks_like(path) {
-        return Ok(Box::new(clog2::Clog2Source::open(path)?));
-    }
-    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
-    // found as `plugin` documents; `--trace-lib` bypasses this.
-    if plugin::is_otf2(path) {
+    // An OTF2 archive given as its directory.
+    if path.is_dir() && plugin::is_otf2(path) {
         return Ok(Box::new(plugin::open_with_shipped_plugin(
             plugin::OTF2_PLUGIN,
             "an OTF2 archive",
             path,
         )?));
     }
+    // Sniff the format from the first bytes of the one handle we read from:
+    // a pipe or FIFO cannot be reopened or rewound, so the sniffed bytes are
+    // handed back to the text parser in front of the rest of the stream
+    // (opening the path a second time lost the first record of a pipe).
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let regular = f.metadata().is_ok_and(|m| m.is_file());
+    let mut head = Vec::with_capacity(slog2::MAGIC.len());
+    std::io::Read::by_ref(&mut f)
+        .take(slog2::MAGIC.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    if head == slog2::MAGIC {
+        if !regular {
+            return Err(Error::Unsupported(format!(
+                "{}: an SLOG-2 input must be a regular file (it is memory-mapped), not a pipe or device",
+                path.display()
+            )));
+        }
+        return Ok(Box::new(slog2::Slog2Source::open(path)?));
+    }
+    // MPE's CLOG2 logs (sniffed from the path: regular files only).
+    if regular && clog2::looks_like(path) {
+        return Ok(Box::new(clog2::Clog2Source::open(path)?));
+    }
+    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
+    // found as `plugin` documents; `--trace-lib` bypasses this. (Sniffed
+    // again from the path only for regular files: a pipe cannot be reread.)
+    if regular && plugin::is_otf2(path) {
+        return Ok(Box::new(plugin::open_with_shipped_plugin(
+            plugin::OTF2_PLUGIN,
+            "an OTF2 archive",
+            path,
+        )?));
+    }
+    if !regular {
+        let name = path.display().to_string();
+        return Ok(Box::new(text::TextSource::from_read(
+            &name,
+            std::io::Cursor::new(head).chain(f),
+        )));
+    }
+    drop(f);
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
         0 => {

@@ -46,6 +46,10 @@ use crate::model::*;
 use crate::read::Slog2File;
 use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
 
+/// The first bytes of every SLOG-2 file: the 2-byte length `00 0a` of the
+/// version string and its start, `SLOG 2`.
+pub const MAGIC: &[u8; 8] = b"\x00\x0aSLOG 2";
+
 /// An SLOG-2 file delivering its records the way a trace does.
 pub struct Slog2Source {
     file: Slog2File,
@@ -107,12 +111,15 @@ impl Ord for Head {
 impl Slog2Source {
     /// True when the file starts with the SLOG-2 version string (a 2-byte
     /// length `00 0a` and `SLOG 2`).
+    ///
+    /// Reads from the path: do not use it on a pipe that is read afterwards
+    /// ([`crate::trace::open_source`] sniffs without losing bytes).
     pub fn looks_like(path: &Path) -> bool {
         let mut head = [0u8; 8];
         match std::fs::File::open(path)
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
         {
-            Ok(()) => &head[..2] == b"\x00\x0a" && &head[2..] == b"SLOG 2",
+            Ok(()) => head == *MAGIC,
             Err(_) => false,
         }
     }
@@ -278,7 +285,10 @@ impl Slog2Source {
                     None => free.push(h.slot),
                 }
                 *last_end = h.end;
-                Ok(Some(item))
+                // The node's directory position, not the drawable's position
+                // in the node (`location` indexes the directory with it).
+                let (_, tb, d) = item;
+                Ok(Some((h.node, tb, d)))
             }
         }
     }
@@ -327,7 +337,11 @@ impl TraceSource for Slog2Source {
 
     /// `FILE: drawable #N (node (depth, xpos))` for drawables, `FILE` otherwise.
     fn location(&self) -> String {
-        match self.last_node.map(|i| self.file.directory()[i].id) {
+        match self
+            .last_node
+            .and_then(|i| self.file.directory().get(i))
+            .map(|e| e.id)
+        {
             Some(id) => format!(
                 "{}: drawable #{} (node ({}, {}))",
                 self.name, self.delivered, id.depth, id.xpos

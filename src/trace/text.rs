@@ -88,6 +88,11 @@ pub struct TextSource {
     stashed: Option<Error>,
     /// The current line has been read but not parsed yet.
     pending_line: bool,
+    /// Non-blank lines that are no record (e.g. a mistyped keyword): the
+    /// reference skips them silently; we skip them too but count them and
+    /// keep the first one's line number for the report.
+    skipped_lines: u64,
+    first_skipped: usize,
 }
 
 /// Info text found in chunk mode, to be encoded by the consumer in file order.
@@ -140,6 +145,8 @@ impl TextSource {
             batch_lines: Vec::new(),
             stashed: None,
             pending_line: false,
+            skipped_lines: 0,
+            first_skipped: 0,
         }
     }
 
@@ -610,7 +617,14 @@ impl TraceSource for TextSource {
                         self.parse_ycoordmap().map_err(|e| *e)?,
                     ))))
                 }
-                _ => {}
+                _ => {
+                    if l.iter().any(|b| !b.is_ascii_whitespace()) {
+                        if self.skipped_lines == 0 {
+                            self.first_skipped = self.line_no;
+                        }
+                        self.skipped_lines += 1;
+                    }
+                }
             }
         }
     }
@@ -678,6 +692,15 @@ impl TraceSource for TextSource {
             }
         }
         Ok(())
+    }
+
+    fn skipped(&self) -> Option<String> {
+        (self.skipped_lines > 0).then(|| {
+            format!(
+                "{} line(s) of {} are no record and were skipped (first: line {}; a mistyped keyword?)",
+                self.skipped_lines, self.name, self.first_skipped
+            )
+        })
     }
 
     fn location_of(&self, i: usize) -> String {

@@ -53,6 +53,8 @@ use crate::format::{self, BlockPtr, DirEntry, Header, Stub, NODE_OVERHEAD};
 use crate::model::*;
 use shadow::ShadowBuf;
 
+pub mod temp;
+
 /// Tree shape options (the converter's `-nc` and `-ls`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -275,6 +277,9 @@ impl OpenNode {
 pub struct Slog2Writer {
     target: PathBuf,
     tmp: Option<tempfile::NamedTempFile>,
+    /// Lists `tmp` for [`temp::remove_temp_files`] until it is renamed or
+    /// removed (dropped after `tmp`: fields drop in declaration order).
+    registered: Option<temp::Registered>,
     /// For the blocks after the tree (nodes go through `encoder`).
     file: std::fs::File,
     encoder: Encoder,
@@ -324,9 +329,22 @@ impl Slog2Writer {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        if !dir.is_dir() {
+            return Err(Error::io(
+                &dir,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "the output directory of {} does not exist or is not a directory",
+                        target.display()
+                    ),
+                ),
+            ));
+        }
+        temp::clean_stale(&dir, &name);
         let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".partial")
+            .prefix(&temp::prefix(&name))
+            .suffix(temp::suffix())
             // A normal new file's mode (umask applies), not tempfile's 0600.
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&dir)
@@ -346,6 +364,7 @@ impl Slog2Writer {
         let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64, block_thread)?;
         Ok(Slog2Writer {
             target,
+            registered: Some(temp::Registered::new(tmp.path())),
             tmp: Some(tmp),
             file,
             encoder,
@@ -455,6 +474,23 @@ impl Slog2Writer {
         Topology::State
     }
 
+    /// Check an info payload against its category's format as `check` does
+    /// (invariant 17) — for callers that build payloads by hand (the C ABI);
+    /// the text source encodes them from the format already. An undefined
+    /// category, one without tokens, or an empty payload pass.
+    pub fn check_info(&self, category: i32, info: &[u8]) -> Result<()> {
+        let Some((c, _)) = self.categories.get(&category) else {
+            return Ok(());
+        };
+        match crate::read::info_problem(&c.info.tokens, info) {
+            None => Ok(()),
+            Some(p) => Err(Error::InvalidArgument(format!(
+                "info payload of {} bytes does not fit category {category}'s format: {p:?}",
+                info.len()
+            ))),
+        }
+    }
+
     /// Add the next drawable. Drawables must come in non-decreasing end time.
     pub fn add_drawable(&mut self, d: Drawable) -> Result<()> {
         match d {
@@ -478,7 +514,12 @@ impl Slog2Writer {
         // The vertex envelope exactly as `TimeBox::widen` builds it.
         let tbox = TimeBox::new(if b < a { b } else { a }, if b > a { b } else { a });
         let ordered = self.last_end.is_none_or(|prev| tbox.end >= prev);
-        if !(a.is_finite() && b.is_finite() && ordered && p.info.len() <= i16::MAX as usize) {
+        if !(a.is_finite()
+            && b.is_finite()
+            && ordered
+            && p.category >= 0
+            && p.info.len() <= i16::MAX as usize)
+        {
             return self.add_any(Drawable::Primitive(p));
         }
         let rec = p.byte_size();
@@ -563,6 +604,21 @@ impl Slog2Writer {
             detail: e.to_string(),
             location: String::new(),
         })?;
+        // Negative indices belong to the preview categories the writer
+        // makes itself: a drawable using one would give a file that every
+        // reader (ours, the reference) rejects.
+        if let Some(c) = std::iter::once(d.category())
+            .chain(d.primitives().iter().map(|p| p.category))
+            .find(|&c| c < 0)
+        {
+            return Err(Error::InvalidDrawable {
+                index,
+                detail: format!(
+                    "category index {c} is negative; negative indices are reserved for preview categories"
+                ),
+                location: String::new(),
+            });
+        }
         let mut d = d;
         if let Drawable::Composite(c) = &mut d {
             c.members.sort_by(Primitive::drawing_cmp);
@@ -669,7 +725,19 @@ impl Slog2Writer {
 
     /// Close every open node, write categories, maps, directory and header,
     /// and atomically rename the file over the target.
-    pub fn finish(mut self) -> Result<WriteSummary> {
+    pub fn finish(self) -> Result<WriteSummary> {
+        self.finish_checked(|_| Ok(()))
+    }
+
+    /// [`finish`](Self::finish), with a last check of the tree directory
+    /// (root first, then depth descending and xpos ascending) before the
+    /// file is renamed over the target: an error from `check` leaves no
+    /// file and any existing target untouched (checking after the rename
+    /// had already replaced it).
+    pub fn finish_checked(
+        mut self,
+        check: impl FnOnce(&[DirEntry]) -> Result<()>,
+    ) -> Result<WriteSummary> {
         if self.last_end.is_none() {
             return Err(Error::NoDrawables);
         }
@@ -742,6 +810,7 @@ impl Slog2Writer {
         file.write_all_at(&buf, 0)
             .map_err(|e| Error::io(&path, e))?;
         file.set_len(self.offset).map_err(|e| Error::io(&path, e))?;
+        check(&dir)?;
         if self.opts.sync {
             file.sync_all().map_err(|e| Error::io(&path, e))?;
         }
@@ -750,6 +819,7 @@ impl Slog2Writer {
             .take()
             .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
         tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        self.registered = None;
 
         let mut s = std::mem::take(&mut self.summary);
         s.categories = cats.len();
@@ -770,10 +840,18 @@ impl Slog2Writer {
 
     /// Append a block after the tree (written by `finish`).
     fn write_block(&mut self, bytes: &[u8]) -> Result<BlockPtr> {
+        // A block pointer's size is an i32: a larger block (2 GiB of
+        // categories, maps or directory) would wrap silently.
+        let size = i32::try_from(bytes.len()).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "a metadata block of {} bytes exceeds the format's 2 GiB block limit",
+                bytes.len()
+            ))
+        })?;
         self.tail.extend_from_slice(bytes);
         let p = BlockPtr::new(self.offset, bytes.len());
         self.offset += bytes.len() as u64;
-        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(bytes.len() as i32);
+        self.header.max_buffer_bytesize = self.header.max_buffer_bytesize.max(size);
         Ok(p)
     }
 }

@@ -1,0 +1,257 @@
+//! Accidents at the command line (issue #16): pipes, signals, file-size
+//! limits, `convert X -o X`, unclear errors. Each failed before its fix.
+
+use std::io::{Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_slog2")
+}
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample")
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn print_of(p: &Path) -> String {
+    let o = Command::new(bin()).arg("print").arg(p).output().unwrap();
+    assert!(o.status.success());
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// `cat t.txt | slog2 convert /dev/stdin` lost the first record.
+#[test]
+fn stdin_pipe_converts_every_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let direct = dir.path().join("direct.slog2");
+    let piped = dir.path().join("piped.slog2");
+    let data = samples().join("data.txt");
+    let st = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(&data)
+        .arg("-o")
+        .arg(&direct)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut child = Command::new(bin())
+        .args(["convert", "-q", "/dev/stdin", "-o"])
+        .arg(&piped)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&data).unwrap())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(print_of(&direct), print_of(&piped));
+}
+
+/// `slog2 convert X -o X` replaced the input with its conversion.
+#[test]
+fn convert_onto_its_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.slog2");
+    std::fs::copy(samples().join("data.shipped.slog2"), &x).unwrap();
+    let before = std::fs::read(&x).unwrap();
+    let o = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(&x)
+        .arg("-o")
+        .arg(&x)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("is the input file"), "{err}");
+    assert_eq!(std::fs::read(&x).unwrap(), before);
+    assert_eq!(names(dir.path()), vec!["x.slog2"]);
+}
+
+/// Start a conversion that blocks reading a FIFO after its first records,
+/// with its temporary file in place; returns the child and the FIFO's
+/// write end (kept open so the conversion waits).
+fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::File) {
+    let fifo = dir.join("in.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let child = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(&fifo)
+        .arg("-o")
+        .arg(out)
+        .spawn()
+        .unwrap();
+    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let text = std::fs::read(samples().join("data.txt")).unwrap();
+    w.write_all(&text[..text.len() / 2]).unwrap();
+    let t0 = Instant::now();
+    while !names(dir).iter().any(|n| n.ends_with(".partial")) {
+        assert!(t0.elapsed() < Duration::from_secs(20), "no temporary file");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Let the converter reach its blocking read.
+    std::thread::sleep(Duration::from_millis(200));
+    (child, w)
+}
+
+/// Ctrl-C, SIGTERM, SIGHUP during a conversion left the hidden `.partial`
+/// file behind. Now it is removed, the process still ends by the signal,
+/// and an existing target is untouched.
+#[test]
+fn signals_remove_the_temporary_file() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.slog2");
+        std::fs::write(&out, b"the old output").unwrap();
+        let (mut child, w) = blocked_conversion(dir.path(), &out);
+        // SAFETY: signalling our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+        let st = child.wait().unwrap();
+        drop(w);
+        assert_eq!(st.signal(), Some(sig), "signal {sig}: {st:?}");
+        assert_eq!(
+            names(dir.path()),
+            vec!["in.fifo", "out.slog2"],
+            "signal {sig}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap(), b"the old output");
+    }
+}
+
+/// Killed outright (SIGKILL: no clean-up possible), the writer leaves the
+/// old target whole and a temporary file that the next writer of the same
+/// target recognises as stale and removes.
+#[test]
+fn kill_during_write_keeps_the_old_file_and_the_next_writer_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.slog2");
+    std::fs::write(&out, b"the old output").unwrap();
+    let (mut child, w) = blocked_conversion(dir.path(), &out);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(w);
+    assert_eq!(std::fs::read(&out).unwrap(), b"the old output");
+    assert!(names(dir.path()).iter().any(|n| n.ends_with(".partial")));
+    let st = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(samples().join("data.txt"))
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(names(dir.path()), vec!["in.fifo", "out.slog2"]);
+    assert_eq!(print_of(&out), print_of(&samples().join("data.slog2")));
+}
+
+/// A file-size limit killed the process with SIGXFSZ and no message.
+#[test]
+fn file_size_limit_is_an_error_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.slog2");
+    let mut cmd = Command::new(bin());
+    cmd.args(["convert", "-q"])
+        .arg(samples().join("data.txt"))
+        .arg("-o")
+        .arg(&out);
+    // SAFETY: setrlimit is async-signal-safe; runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 1000,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{:?} {err}", o.status);
+    assert!(err.contains("File too large"), "{err}");
+    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+}
+
+/// `slog2 print F | head` reported "I/O error on F: Broken pipe", exit 1.
+#[test]
+fn print_into_a_closed_pipe_is_quiet() {
+    let f = samples().join("../slog2/fpilog.slog2");
+    let mut child = Command::new(bin())
+        .arg("print")
+        .arg(&f)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    out.read_exact(&mut first).unwrap();
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{:?}", o.status);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+}
+
+/// `info/print/query` on a non-SLOG-2 file printed up to 38 KB of it as
+/// the "version" without naming the file.
+#[test]
+fn errors_are_short_and_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("notes.txt");
+    let mut text = std::fs::read(samples().join("data.txt")).unwrap();
+    text.resize(40_000, b'y');
+    std::fs::write(&t, &text).unwrap();
+    for cmd in ["info", "print", "query"] {
+        let o = Command::new(bin()).arg(cmd).arg(&t).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(err.len() < 300, "{cmd}: {} bytes", err.len());
+        assert!(
+            err.contains("notes.txt") && err.contains("not an SLOG-2"),
+            "{cmd}: {err}"
+        );
+    }
+    // A damaged file: the query's error names it too.
+    let d = dir.path().join("damaged.slog2");
+    let mut b = std::fs::read(samples().join("data.slog2")).unwrap();
+    let n = b.len();
+    for x in &mut b[200..n - 200] {
+        *x = 0xff;
+    }
+    std::fs::write(&d, &b).unwrap();
+    for cmd in ["print", "query"] {
+        let o = Command::new(bin()).arg(cmd).arg(&d).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        if !o.status.success() {
+            assert!(err.contains("damaged.slog2"), "{cmd}: {err}");
+        }
+    }
+    // A missing output directory is not a missing file.
+    let o = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(samples().join("data.txt"))
+        .arg("-o")
+        .arg(dir.path().join("no/such/dir/out.slog2"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("output directory"), "{err}");
+}

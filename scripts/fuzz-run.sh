@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Run every fuzz target for SECONDS each (default 30): the bounded run of
+# scripts/test-all.sh. Longer runs: `scripts/fuzz-run.sh 3600` (RELIABILITY.md).
+# Fails when a target crashes (libFuzzer exits non-zero; the crash input is
+# kept in fuzz/artifacts/<target>/) or when the tools are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
+scripts/fuzz-seeds.sh >/dev/null
+cd fuzz
+RUSTC_WRAPPER= cargo +nightly fuzz build -O
+for t in slog2_read text_trace retree capi_input; do
+  echo "== fuzz $t for ${secs}s"
+  log="artifacts/$t.log"; mkdir -p artifacts
+  rc=0
+  RUSTC_WRAPPER= cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+    -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
+    >"$log" 2>&1 || rc=$?
+  grep -E "^stat::number_of_executed_units|^stat::new_units_added|^cov: |==[0-9]+==|^SUMMARY|panicked|Test unit written" "$log" | tail -6 || true
+  [ "$rc" -eq 0 ] || { echo "fuzz target $t failed (rc $rc; log $PWD/$log)"; exit 1; }
+done

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Seed corpora for the fuzz targets, generated from ../shared/fixtures into
+# fuzz/corpus/<target>/ (git-ignored: fixtures are never copied into the repo).
+# capi_input inputs are 8 operation bytes followed by a file.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fx=../shared/fixtures
+[ -d "$fx" ] || { echo "fuzz-seeds: $fx is missing" >&2; exit 1; }
+for t in slog2_read retree capi_input text_trace; do mkdir -p "fuzz/corpus/$t"; done
+for f in "$fx"/*/*.slog2; do
+  b=$(basename "$f" .slog2)
+  cp "$f" "fuzz/corpus/slog2_read/$b.slog2"
+  cp "$f" "fuzz/corpus/retree/$b.slog2"
+  { printf '\x00\x01\x02\x03\x04\x12\x0b\x2a'; cat "$f"; } > "fuzz/corpus/capi_input/$b.bin"
+done
+for f in "$fx"/trace-sample/*.txt "$fx"/clog2/*.convert.txt; do
+  case "$f" in *print.txt) continue;; esac
+  cp "$f" "fuzz/corpus/text_trace/$(basename "$f")"
+done
+ls fuzz/corpus/*/ | wc -l

@@ -1,0 +1,351 @@
+//! Hostile files and ordinary accidents (issue #16), each reproduced here:
+//! every test failed (panic, wrong output, lost data) before its fix.
+
+use std::path::{Path, PathBuf};
+
+use slog2::convert::{convert, ConvertOptions};
+use slog2::trace::{self, Record, TraceSource};
+use slog2::*;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+}
+
+fn all_records(s: &mut dyn TraceSource) -> Vec<Record> {
+    let mut v = Vec::new();
+    while let Some(r) = s.next_record().unwrap() {
+        v.push(r);
+    }
+    v
+}
+
+fn run_convert(src: &mut dyn TraceSource, out: &Path) -> Result<slog2::convert::ConvertSummary> {
+    convert(
+        src,
+        out,
+        &ConvertOptions::default(),
+        &mut |_| {},
+        &mut |_| {},
+    )
+}
+
+/// Replace every big-endian encoding of `from` in `bytes` by `to`.
+fn patch_f64(bytes: &mut [u8], from: f64, to: f64) -> usize {
+    let (a, b) = (from.to_be_bytes(), to.to_be_bytes());
+    let mut n = 0;
+    let mut i = 0;
+    while i + 8 <= bytes.len() {
+        if bytes[i..i + 8] == a {
+            bytes[i..i + 8].copy_from_slice(&b);
+            n += 1;
+            i += 8;
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// A file `check` accepts with a vertex (and the boxes above it) at +inf:
+/// re-treeing it panicked with an index out of bounds in the SLOG-2
+/// source's error path (the drawable's position in its node was taken for
+/// the node's directory position). Now: an error naming file and node.
+#[test]
+fn retree_vertex_at_infinity_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(fixtures().join("trace-sample/onetimeline.slog2")).unwrap();
+    assert_eq!(patch_f64(&mut bytes, 0.0025, f64::INFINITY), 3);
+    let input = dir.path().join("inf.slog2");
+    std::fs::write(&input, &bytes).unwrap();
+    assert!(Slog2File::open(&input).unwrap().check().errors.is_empty());
+    let out = dir.path().join("out.slog2");
+    for sorted in [false, true] {
+        let mut src = if sorted {
+            trace::slog2::Slog2Source::open_sorted(&input).unwrap()
+        } else {
+            trace::slog2::Slog2Source::open(&input).unwrap()
+        };
+        let e = run_convert(&mut src, &out).expect_err("a vertex at +inf cannot be written");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("not finite") && msg.contains("inf.slog2") && msg.contains("node (0, 0)"),
+            "{msg}"
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// Negative category indices are the preview categories': a drawable using
+/// one gave a file every reader rejects (exit 0 before).
+#[test]
+fn negative_category_indices_are_rejected_by_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("neg.slog2");
+    for cat in [-1, -2, -3] {
+        // From the text format, a primitive and a composite member.
+        let prim = format!(
+            "Category[ index=0 name=s topo=State color=(1,2,3,4,true) width=1 ]\n\
+             Primitive[ TimeBBox(0,1) Category=0 (0, 0) (1, 0) ]\n\
+             Primitive[ TimeBBox(1,2) Category={cat} (1, 0) (2, 0) ]\n"
+        );
+        let comp = format!(
+            "Category[ index=0 name=s topo=State color=(1,2,3,4,true) width=1 ]\n\
+             Composite[ TimeBBox(0,2) Category=0 NumPrimes=1 ]\n\
+             Primitive[ TimeBBox(0,2) Category={cat} (0, 0) (2, 0) ]\n"
+        );
+        for text in [prim, comp] {
+            let mut src = trace::text::TextSource::from_str("neg.txt", &text);
+            let e = run_convert(&mut src, &out).expect_err("negative category");
+            let msg = e.to_string();
+            assert!(
+                msg.contains(&format!("category index {cat} is negative"))
+                    && msg.contains("neg.txt:"),
+                "{msg}"
+            );
+            assert!(!out.exists());
+        }
+        // Straight to the writer (the C ABI's path).
+        let mut w = Slog2Writer::create(&out, WriterOptions::default()).unwrap();
+        let p = Primitive::new(cat, vec![Vertex::new(0.0, 0), Vertex::new(1.0, 0)], vec![]);
+        assert!(w.add_drawable(Drawable::Primitive(p)).is_err());
+        drop(w);
+        assert!(!out.exists());
+    }
+}
+
+/// The same, from an SLOG-2 file whose drawable uses category -3: it used
+/// to convert with exit 0 into a file `check` rejects.
+#[test]
+fn negative_category_from_an_slog2_source_is_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let src_path = fixtures().join("trace-sample/onetimeline.slog2");
+    let mut bytes = std::fs::read(&src_path).unwrap();
+    // Every drawable of this file has category 13 or 82; find the i32 13
+    // that follows a drawable's info/vertex counts by trying each
+    // occurrence until the file still opens and holds a -3 drawable.
+    let pat = 13i32.to_be_bytes();
+    let mut found = None;
+    for i in 0..bytes.len() - 4 {
+        if bytes[i..i + 4] != pat {
+            continue;
+        }
+        let mut b = bytes.clone();
+        b[i..i + 4].copy_from_slice(&(-3i32).to_be_bytes());
+        if let Ok(f) = Slog2File::from_bytes(b.clone()) {
+            if f.drawables().any(|d| d.is_ok_and(|d| d.category() == -3)) {
+                found = Some(b);
+                break;
+            }
+        }
+    }
+    bytes = found.expect("a drawable's category field");
+    let input = dir.path().join("neg.slog2");
+    std::fs::write(&input, &bytes).unwrap();
+    let out = dir.path().join("out.slog2");
+    let mut src = trace::slog2::Slog2Source::open(&input).unwrap();
+    let e = run_convert(&mut src, &out).expect_err("negative category");
+    assert!(e.to_string().contains("is negative"), "{e}");
+    assert!(!out.exists());
+}
+
+/// Format sniffing read the first bytes of a FIFO, and the text parser,
+/// opening the path again, lost them (the first record).
+#[test]
+fn fifo_input_keeps_its_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("in.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let data = fixtures().join("trace-sample/data.txt");
+    let text = std::fs::read(&data).unwrap();
+    let expected = all_records(trace::open_source(&data).unwrap().as_mut());
+    for threads in [0, 1, 4] {
+        let f2 = fifo.clone();
+        let t2 = text.clone();
+        let writer = std::thread::spawn(move || std::fs::write(&f2, &t2).unwrap());
+        let got = all_records(trace::open_source_with(&fifo, threads).unwrap().as_mut());
+        writer.join().unwrap();
+        assert_eq!(got.len(), expected.len(), "threads {threads}");
+        assert_eq!(got, expected, "threads {threads}");
+    }
+    // An SLOG-2 stream cannot be memory-mapped: a clear error, no hang.
+    let f2 = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        let b = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+        let _ = std::fs::write(&f2, &b);
+    });
+    let e = trace::open_source(&fifo).err().expect("SLOG-2 from a FIFO");
+    assert!(e.to_string().contains("regular file"), "{e}");
+    writer.join().unwrap();
+}
+
+/// `convert X -o X` replaced the user's trace by its conversion.
+#[test]
+fn output_equal_to_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.slog2");
+    std::fs::copy(fixtures().join("trace-sample/data.slog2"), &x).unwrap();
+    let link = dir.path().join("link.slog2");
+    std::fs::hard_link(&x, &link).unwrap();
+    let dotted = dir.path().join(".").join("x.slog2");
+    for out in [&x, &link, &dotted] {
+        let e = slog2::convert::check_output_is_not_input(&x, out).expect_err("same file");
+        assert!(e.to_string().contains("is the input file"), "{e}");
+    }
+    slog2::convert::check_output_is_not_input(&x, &dir.path().join("new.slog2")).unwrap();
+    let other = dir.path().join("other.slog2");
+    std::fs::copy(&x, &other).unwrap();
+    slog2::convert::check_output_is_not_input(&x, &other).unwrap();
+}
+
+fn tiny_file(path: &Path) -> Result<WriteSummary> {
+    let mut w = Slog2Writer::create(path, WriterOptions::default())?;
+    let p = Primitive::new(0, vec![Vertex::new(0.0, 0), Vertex::new(1.0, 0)], vec![]);
+    w.add_drawable(Drawable::Primitive(p))?;
+    w.finish()
+}
+
+/// A writer killed outright leaves its temporary file; the next writer of
+/// the same target removes it (its process is gone) but not the temporary
+/// files of live writers or of other targets.
+#[test]
+fn stale_temp_files_of_dead_writers_are_cleaned() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = dir
+        .path()
+        .join(format!(".t.slog2.slog2tmp-{dead}-abc123.partial"));
+    let live = dir.path().join(format!(
+        ".t.slog2.slog2tmp-{}-abc123.partial",
+        std::process::id()
+    ));
+    let other = dir
+        .path()
+        .join(format!(".u.slog2.slog2tmp-{dead}-abc123.partial"));
+    for p in [&stale, &live, &other] {
+        std::fs::write(p, b"half a file").unwrap();
+    }
+    tiny_file(&dir.path().join("t.slog2")).unwrap();
+    assert!(!stale.exists());
+    assert!(live.exists() && other.exists());
+}
+
+/// Every unfinished writer's temporary file is listed for signal handling.
+#[test]
+fn remove_temp_files_removes_unfinished_writers_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Slog2Writer::create(dir.path().join("a.slog2"), WriterOptions::default()).unwrap();
+    let names = || -> Vec<String> {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let n = names();
+    assert_eq!(n.len(), 1);
+    assert!(n[0].starts_with(&format!(".a.slog2.slog2tmp-{}-", std::process::id())));
+    assert!(slog2::write::temp::remove_temp_files() >= 1);
+    assert!(names().is_empty());
+    drop(w);
+}
+
+/// A missing output directory read as a missing file.
+#[test]
+fn missing_output_directory_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = tiny_file(&dir.path().join("nope/out.slog2")).expect_err("no directory");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("output directory") && msg.contains("nope"),
+        "{msg}"
+    );
+}
+
+/// A text file opened as SLOG-2 printed up to 32 KB of it as the version.
+#[test]
+fn non_slog2_file_error_is_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.txt");
+    let mut text = std::fs::read(fixtures().join("trace-sample/data.txt")).unwrap();
+    text.resize(40_000, b'x');
+    std::fs::write(&p, &text).unwrap();
+    let e = Slog2File::open(&p).expect_err("not SLOG-2");
+    let msg = e.to_string();
+    assert!(msg.len() < 200, "{} bytes: {msg}", msg.len());
+    assert!(msg.contains("not an SLOG-2"), "{msg}");
+}
+
+/// A directory pointing many entries at one large node made `print` and
+/// `query` (and the C ABI's SLOG2_Query_window_size, aborting its host)
+/// decode that node once per entry. Each node now needs bytes of its own:
+/// the node bytes a query reads sum to at most the file size.
+#[test]
+fn directory_entries_sharing_one_block_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.slog2");
+    let mut w = Slog2Writer::create(
+        &path,
+        WriterOptions {
+            children_per_node: 2,
+            leaf_bytesize: 4096,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for c in slog2::synth::categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in slog2::synth::Synthetic::new(3000, 4, 7) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+    let f = Slog2File::open(&path).unwrap();
+    let n = f.directory().len();
+    assert!(n > 8);
+    let big = *f.directory().iter().max_by_key(|e| e.ptr.size).unwrap();
+    let dir_at = f.header().treedir.offset as usize + 4;
+    let mut bytes = f.as_bytes().to_vec();
+    drop(f);
+    for i in 0..n {
+        // depth i16, xpos i32, two f64 times, then the block pointer.
+        let at = dir_at + i * slog2::format::DIR_ENTRY_SIZE + 2 + 4 + 16;
+        bytes[at..at + 8].copy_from_slice(&big.ptr.offset.to_be_bytes());
+        bytes[at + 8..at + 12].copy_from_slice(&big.ptr.size.to_be_bytes());
+    }
+    let e = Slog2File::from_bytes(bytes).expect_err("shared blocks");
+    assert!(e.to_string().contains("overlaps"), "{e}");
+}
+
+/// A record with a mistyped keyword was dropped without a word; it is still
+/// skipped (the reference's leniency) but counted and reported.
+#[test]
+fn mistyped_keyword_is_counted_and_reported() {
+    let text = "Category[ index=0 name=s topo=State color=(1,2,3,4,true) width=1 ]\n\
+                Primitive[ TimeBBox(0,1) Category=0 (0, 0) (1, 0) ]\n\
+                Primtive[ TimeBBox(1,2) Category=0 (1, 0) (2, 0) ]\n\
+                \n\
+                Primitive[ TimeBBox(2,3) Category=0 (2, 0) (3, 0) ]\n\
+                Primitve[ TimeBBox(3,4) Category=0 (3, 0) (4, 0) ]\n";
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.slog2");
+    let mut src = trace::text::TextSource::from_str("typo.txt", text);
+    let mut warnings = Vec::new();
+    let s = convert(
+        &mut src,
+        &out,
+        &ConvertOptions::default(),
+        &mut |_| {},
+        &mut |w| warnings.push(w.to_string()),
+    )
+    .unwrap();
+    assert_eq!(s.write.drawables, 2);
+    assert_eq!(s.warnings, 1);
+    assert_eq!(warnings.len(), 1);
+    assert!(
+        warnings[0].contains("2 line(s) of typo.txt") && warnings[0].contains("first: line 3"),
+        "{warnings:?}"
+    );
+}
