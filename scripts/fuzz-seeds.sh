@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fx=../shared/fixtures
 [ -d "$fx" ] || { echo "fuzz-seeds: $fx is missing" >&2; exit 1; }
-for t in slog2_read retree capi_input text_trace; do mkdir -p "fuzz/corpus/$t"; done
+for t in slog2_read retree capi_input text_trace clog2; do mkdir -p "fuzz/corpus/$t"; done
 for f in "$fx"/*/*.slog2; do
   b=$(basename "$f" .slog2)
   cp "$f" "fuzz/corpus/slog2_read/$b.slog2"
@@ -17,4 +17,5 @@ for f in "$fx"/trace-sample/*.txt "$fx"/clog2/*.convert.txt; do
   case "$f" in *print.txt) continue;; esac
   cp "$f" "fuzz/corpus/text_trace/$(basename "$f")"
 done
+for f in "$fx"/clog2/*.clog2; do cp "$f" "fuzz/corpus/clog2/$(basename "$f")"; done
 ls fuzz/corpus/*/ | wc -l

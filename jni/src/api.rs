@@ -57,13 +57,7 @@ fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     if let Some(ids) = IDS.get() {
         return Ok(ids);
     }
-    let mut class = |name: &str, sig: &str| -> JResult<(GlobalRef, JMethodID)> {
-        let c = env.find_class(name)?;
-        let m = env.get_method_id(&c, "<init>", sig)?;
-        let g = env.new_global_ref(&c)?;
-        env.delete_local_ref(c)?;
-        Ok((g, m))
-    };
+    let mut class = |name: &str, sig: &str| crate::class_ctor(env, name, sig);
     let (drawables, drawables_new) = class(
         "slog2/api/Drawables",
         "(I[B[I[D[D[D[D[I[I[I[J[I[BLslog2/api/ShadowWeights;IJ)V",

@@ -100,13 +100,7 @@ fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     let inputlog = env.find_class("logformat/trace/InputLog")?;
     let filespec = env.get_field_id(&inputlog, "filespec", "Ljava/lang/String;")?;
     let filehandle = env.get_field_id(&inputlog, "filehandle", "J")?;
-    let mut class = |name: &str, sig: &str| -> JResult<(GlobalRef, JMethodID)> {
-        let c = env.find_class(name)?;
-        let m = env.get_method_id(&c, "<init>", sig)?;
-        let g = env.new_global_ref(&c)?;
-        env.delete_local_ref(c)?;
-        Ok((g, m))
-    };
+    let mut class = |name: &str, sig: &str| crate::class_ctor(env, name, sig);
     let (dobjdef, dobjdef_new) = class(
         "logformat/trace/DobjDef",
         "(ILjava/lang/String;IIIIIILjava/lang/String;[I)V",

@@ -61,6 +61,20 @@ impl From<slog2::Error> for Fail {
 
 pub(crate) type JResult<T> = std::result::Result<T, Fail>;
 
+/// A class kept alive as a global reference, with the constructor of `sig`
+/// (looked up once, when the natives first run).
+pub(crate) fn class_ctor(
+    env: &mut JNIEnv,
+    name: &str,
+    sig: &str,
+) -> JResult<(jni::objects::GlobalRef, jni::objects::JMethodID)> {
+    let c = env.find_class(name)?;
+    let m = env.get_method_id(&c, "<init>", sig)?;
+    let g = env.new_global_ref(&c)?;
+    env.delete_local_ref(c)?;
+    Ok((g, m))
+}
+
 fn panic_text(p: &(dyn Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()

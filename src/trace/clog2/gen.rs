@@ -10,7 +10,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
-use super::reader::{body_size, rectype, RECORD_HEADER_SIZE, PREAMBLE_SIZE};
+use super::reader::{body_size, rectype, PREAMBLE_SIZE, RECORD_HEADER_SIZE};
 use crate::error::{Error, Result};
 
 /// Preamble numbers a generated file states.
@@ -105,7 +105,9 @@ impl<W: Write + Seek> Clog2Writer<W> {
                 body.len()
             )));
         }
-        if self.block.len() + RECORD_HEADER_SIZE + size + RECORD_HEADER_SIZE > self.pre.block_size as usize {
+        if self.block.len() + RECORD_HEADER_SIZE + size + RECORD_HEADER_SIZE
+            > self.pre.block_size as usize
+        {
             self.flush_block(time, false)?;
         }
         self.header(time, icomm, rank, thread, rt);
