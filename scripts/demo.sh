@@ -4,8 +4,8 @@
 # query one time window of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
-cargo build --release --quiet
+scripts/deps.sh demo
+cargo build --release
 bin=target/release/slog2
 $bin convert examples/demo.txt -o target/demo.slog2 -ls 16k
 $bin check target/demo.slog2

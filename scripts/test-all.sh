@@ -1,39 +1,48 @@
 #!/usr/bin/env bash
 # The one test command: every suite, from a clean checkout with ../shared beside it.
-#   1. Rust unit, integration and property tests (cargo test)
-#   2. headers: regenerating include/*.h with cbindgen must not change a byte
-#   3. install the library into a temporary prefix (scripts/install.sh)
-#   4. C tests (capi-tests/, CMake + CTest) against the installed package,
+#   1. gates: cargo fmt --check, clippy (-D warnings), rustdoc (-D warnings)
+#   2. Rust unit, integration and property tests (cargo test)
+#   3. headers: regenerating include/*.h with cbindgen must not change a byte
+#   4. install the library into a temporary prefix (scripts/install.sh; same
+#      cargo unit graph as step 2, so nothing is rebuilt)
+#   5. C tests (capi-tests/, CMake + CTest) against the installed package,
 #      under AddressSanitizer + UBSan, then under valgrind (memcheck)
-# Any failing or missing suite fails the script.
+# Any failing or missing suite fails the script. Each step prints its name,
+# streams its output, and prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 shared="$root/../shared"
 [ -d "$shared/fixtures" ] || { echo "error: $shared/fixtures not found (../shared must sit beside the repo)" >&2; exit 1; }
 
-scripts/deps.sh
+t_all=$SECONDS
+step() { # NAME COMMAND...
+  local name=$1 t=$SECONDS; shift
+  echo "== $name"
+  if ! "$@"; then
+    echo "== $name: FAILED after $((SECONDS - t)) s" >&2
+    exit 1
+  fi
+  echo "== $name: ok ($((SECONDS - t)) s)"
+}
 
-echo "== Rust tests"
-cargo test --release --all-targets 2>&1 | tail -n 400
+step "Dependencies" scripts/deps.sh test
+step "Format (cargo fmt --check)" cargo fmt --all --check
+step "Lint (clippy -D warnings)" cargo clippy --release --workspace --all-targets -- -D warnings
+step "Docs (rustdoc -D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps --workspace
+step "Rust tests" cargo test --release --workspace --all-targets
+step "Header check" scripts/gen-headers.sh --check
 
-echo "== Header check"
-scripts/gen-headers.sh --check
-
-echo "== Install"
 prefix=$(mktemp -d /tmp/slog2-prefix.XXXXXX)
 build=$(mktemp -d /tmp/slog2-ctest.XXXXXX)
 trap 'rm -rf "$prefix" "$build"' EXIT
-scripts/install.sh "$prefix" >/dev/null
+step "Install" scripts/install.sh "$prefix"
 
-echo "== C tests (ASan + UBSan)"
-cmake -S capi-tests -B "$build/asan" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
-      -DSLOG2_SANITIZE=ON >/dev/null
-cmake --build "$build/asan" -j2 >/dev/null
-(cd "$build/asan" && ctest --output-on-failure)
-
-echo "== C tests (valgrind)"
-cmake -S capi-tests -B "$build/vg" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" \
-      -DSLOG2_VALGRIND=ON >/dev/null
-cmake --build "$build/vg" -j2 >/dev/null
-(cd "$build/vg" && ctest --output-on-failure)
+ctests() { # DIR CMAKE-OPTION
+  cmake -S capi-tests -B "$build/$1" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_DIR="$shared" "-D$2=ON" >/dev/null &&
+  cmake --build "$build/$1" -j2 >/dev/null &&
+  (cd "$build/$1" && ctest --output-on-failure)
+}
+step "C tests (ASan + UBSan)" ctests asan SLOG2_SANITIZE
+step "C tests (valgrind)" ctests vg SLOG2_VALGRIND
+echo "== all suites passed ($((SECONDS - t_all)) s)"
