@@ -4,7 +4,13 @@
 #   scripts/gen-headers.sh --check  fail (exit 1) if regenerating would change a byte
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v cbindgen >/dev/null || { echo "cbindgen not found (cargo install --locked cbindgen)" >&2; exit 1; }
+# The pinned version (scripts/deps.sh): other versions write other bytes.
+want=$(sed -n 's/^CBINDGEN_VERSION=//p' scripts/deps.sh)
+have=$(cbindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  echo "cbindgen $want needed, found '${have:-none}' (scripts/deps.sh test installs it)" >&2
+  exit 1
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cbindgen --quiet --config cbindgen-trace.toml --crate slog2 --output "$tmp/trace_API.h" .
 cbindgen --quiet --config cbindgen-slog2.toml --crate slog2 --output "$tmp/slog2.h" .

@@ -9,10 +9,12 @@
 //! * categories in the order the reference's Java `HashMap<Integer, _>`
 //!   iterates them (bucket order, then insertion order), which is what its
 //!   dump shows;
-//! * every real drawable, merged across all node lists by drawing order the
-//!   way the reference's iterator does (each list is assumed sorted; an item
-//!   that sorts before the previously printed one is printed anyway, prefixed
-//!   with `  *****  `); a drawable starting at or after the root's end time is
+//! * every real drawable, in the order of the reference's iterator: one
+//!   window per leaf time box, in each a merge of the tree floors' lists that
+//!   stays on the current floor on equal start times (which decides the order
+//!   of ties across levels), then nestable and nestless merged; an item
+//!   starting before the previously printed one is printed anyway, prefixed
+//!   with `  *****  `; a drawable starting at or after the root's end time is
 //!   not printed (the reference's last window is half-open);
 //! * numbers in Java's `Double.toString` / `Float.toString` text (vertex times
 //!   are printed as floats, like the reference).
@@ -20,7 +22,6 @@
 //! Shadows are not printed (the reference printer does not either).
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::io::{self, Write};
 
 use super::info::{format_info, java_double, java_float};
@@ -158,39 +159,70 @@ impl Printer<'_> {
     }
 }
 
-/// One sorted list of the merge: a node's nestless or nestable drawables.
-struct Head {
-    key: (TimeBox, i32, i32, i32),
-    list: usize,
-}
-
-impl Head {
-    fn cmp_key(&self, other: &Head) -> Ordering {
-        let (a, b) = (&self.key, &other.key);
-        drawing_order(*a, *b).then(self.list.cmp(&other.list))
+/// The reference's `TreeFloorList.ItrOfDrawables`: a merge of the floors'
+/// lists (each in drawing order) that keeps taking from the current floor
+/// until another floor's head *starts strictly earlier*; on a switch, the
+/// floor whose head is first in full drawing order comes next. Ties between
+/// floors therefore follow the merge's history, not the drawing order, and
+/// this is what `slog2printserial` prints. Heads are kept in a sorted map
+/// keyed by drawing order, like the reference's `TreeMap` (a head equal to
+/// another one replaces it there, as `TreeMap.put` does).
+fn floor_merge(floors: Vec<Vec<&Drawable>>) -> Vec<&Drawable> {
+    let rank = |d: &Drawable| d.rank(d.time_box());
+    // (head, floor, position of the head in its floor), sorted by head.
+    let mut map: Vec<(DrawRank, usize, usize)> = Vec::new();
+    let put = |map: &mut Vec<(DrawRank, usize, usize)>, k: DrawRank, f: usize, i: usize| match map
+        .binary_search_by(|e| drawing_order(e.0, k))
+    {
+        Ok(j) => map[j] = (k, f, i),
+        Err(j) => map.insert(j, (k, f, i)),
+    };
+    for (f, fl) in floors.iter().enumerate() {
+        if let Some(d) = fl.first() {
+            put(&mut map, rank(d), f, 0);
+        }
+    }
+    let mut out = Vec::with_capacity(floors.iter().map(Vec::len).sum());
+    if map.is_empty() {
+        return out;
+    }
+    let (_, mut cur_f, mut cur_i) = map.remove(0);
+    loop {
+        out.push(floors[cur_f][cur_i]);
+        let next_border = map.first().map_or(f64::INFINITY, |e| e.0 .0.start);
+        if let Some(d) = floors[cur_f].get(cur_i + 1) {
+            cur_i += 1;
+            if next_border < d.time_box().start {
+                let (_, f, i) = map.remove(0);
+                put(&mut map, rank(d), cur_f, cur_i);
+                (cur_f, cur_i) = (f, i);
+            }
+        } else if map.is_empty() {
+            return out;
+        } else {
+            (_, cur_f, cur_i) = map.remove(0);
+        }
     }
 }
 
-impl PartialEq for Head {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp_key(other) == Ordering::Equal
-    }
-}
-impl Eq for Head {}
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Head {
-    // Reversed: BinaryHeap is a max-heap, we want the smallest first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.cmp_key(self)
+/// The reference's `IteratorOfAllDrawables`: nestable and nestless merged,
+/// the nestable one first when they compare equal or less.
+fn nest_merge<'a>(a: Vec<&'a Drawable>, b: Vec<&'a Drawable>) -> Vec<&'a Drawable> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let take_a = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => x.drawing_cmp(y) != Ordering::Greater,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return out,
+        };
+        out.extend(if take_a { a.next() } else { b.next() });
     }
 }
 
-fn key_of(d: &Drawable) -> (TimeBox, i32, i32, i32) {
-    (d.time_box(), d.category(), d.first_line(), d.last_line())
+fn overlaps(a: &TimeBox, b: &TimeBox) -> bool {
+    a.start <= b.end && b.start <= a.end
 }
 
 /// Write the dump of `file` to `w`. A node that fails to decode ends the dump
@@ -261,68 +293,85 @@ pub fn print<W: Write + ?Sized>(file: &Slog2File, w: &mut W) -> io::Result<()> {
     writeln!(w)?;
     writeln!(w)?;
 
-    // Drawables: k-way merge of every node's two lists, nodes loaded lazily
-    // in order of their start time.
+    // Drawables, as the reference's `InputLog.ItrOfAllRealDobjs` walks
+    // them: one window per leaf time box (the first widened to the root's
+    // start, the last to its end); in each, every floor's drawables that
+    // overlap the window, merged (see `floor_merge`, `nest_merge`), and those
+    // *starting* in the half-open window printed. Decoded nodes are kept
+    // while later windows may still overlap them.
     let p = Printer { file };
-    let end = file.total_time().end;
-    let mut pending: Vec<usize> = (0..file.directory().len()).collect();
-    pending.sort_by(|&a, &b| {
-        let (x, y) = (&file.directory()[a], &file.directory()[b]);
-        x.time_box
-            .start
-            .total_cmp(&y.time_box.start)
-            .then(a.cmp(&b))
-    });
-    let mut pending = pending.into_iter().peekable();
-    let mut lists: Vec<std::iter::Peekable<std::vec::IntoIter<Drawable>>> = Vec::new();
-    let mut heap: BinaryHeap<Head> = BinaryHeap::new();
-    let mut prev: Option<(TimeBox, i32, i32, i32)> = None;
+    let dir = file.directory();
+    let root = file.total_time();
+    let mut windows: Vec<TimeBox> = dir
+        .iter()
+        .filter(|e| e.id.depth == 0)
+        .map(|e| e.time_box)
+        .collect();
+    windows.sort_by(|a, b| a.start.total_cmp(&b.start).then(b.end.total_cmp(&a.end)));
+    windows.dedup_by(|a, b| a.start == b.start && a.end == b.end);
+    if let Some(w) = windows.first_mut() {
+        w.start = root.start;
+    }
+    if let Some(w) = windows.last_mut() {
+        w.end = root.end;
+    }
+    // Floors from the root down, each node list in time order.
+    let mut floors: Vec<Vec<usize>> = Vec::new();
+    let mut by_depth: Vec<usize> = (0..dir.len()).collect();
+    by_depth.sort_by_key(|&i| (std::cmp::Reverse(dir[i].id.depth), dir[i].id.xpos));
+    for i in by_depth {
+        match floors.last_mut() {
+            Some(f) if dir[f[0]].id.depth == dir[i].id.depth => f.push(i),
+            _ => floors.push(vec![i]),
+        }
+    }
+    let mut cache: std::collections::HashMap<usize, crate::format::Node> = Default::default();
+    let mut prev_start = f64::NEG_INFINITY;
     let mut n = 0usize;
-    loop {
-        // Load every node that may hold something sorting before the top.
-        while let Some(&i) = pending.peek() {
-            let e = &file.directory()[i];
-            let load = match heap.peek() {
-                None => true,
-                Some(top) => e.time_box.start <= top.key.0.start || e.time_box.start.is_nan(),
-            };
-            if !load {
-                break;
-            }
-            pending.next();
-            let node = file.read_node(e, NodeParts::Drawables).map_err(invalid)?;
-            for list in [node.nestless, node.nestable] {
-                let mut it = list.into_iter().peekable();
-                if let Some(d) = it.peek() {
-                    heap.push(Head {
-                        key: key_of(d),
-                        list: lists.len(),
-                    });
+    for win in &windows {
+        for f in &floors {
+            for &i in f {
+                if overlaps(&dir[i].time_box, win) && !cache.contains_key(&i) {
+                    let node = file
+                        .read_node(&dir[i], NodeParts::Drawables)
+                        .map_err(invalid)?;
+                    cache.insert(i, node);
                 }
-                lists.push(it);
             }
         }
-        let Some(top) = heap.pop() else { break };
-        let Some(d) = lists[top.list].next() else {
-            continue;
+        let lists = |nestable: bool| -> Vec<Vec<&Drawable>> {
+            floors
+                .iter()
+                .map(|f| {
+                    f.iter()
+                        .filter(|&&i| overlaps(&dir[i].time_box, win))
+                        .filter_map(|i| cache.get(i))
+                        .flat_map(|node| {
+                            if nestable {
+                                &node.nestable
+                            } else {
+                                &node.nestless
+                            }
+                        })
+                        .filter(|d| overlaps(&d.time_box(), win))
+                        .collect()
+                })
+                .collect()
         };
-        if let Some(next) = lists[top.list].peek() {
-            heap.push(Head {
-                key: key_of(next),
-                list: top.list,
-            });
+        let merged = nest_merge(floor_merge(lists(true)), floor_merge(lists(false)));
+        for d in merged {
+            let start = d.time_box().start;
+            if !(win.start <= start && start < win.end) {
+                continue;
+            }
+            n += 1;
+            if prev_start > start {
+                write!(w, "  *****  ")?;
+            }
+            writeln!(w, "{n}: {}", p.drawable(d))?;
+            prev_start = start;
         }
-        let key = top.key;
-        if key.0.start >= end {
-            continue;
-        }
-        let out_of_order = prev.is_some_and(|q| drawing_order(key, q) == Ordering::Less);
-        n += 1;
-        if out_of_order {
-            write!(w, "  *****  ")?;
-        }
-        writeln!(w, "{n}: {}", p.drawable(&d))?;
-        prev = Some(key);
+        cache.retain(|&i, _| dir[i].time_box.end >= win.end);
     }
     Ok(())
 }
