@@ -1,7 +1,7 @@
 //! The natives of the `slog2.api` viewer classes (`java/api`): static
 //! methods of the package-private class `slog2.api.Native`.
 //!
-//! A handle is a [`Registry`] key for an `Arc<Slog2File>`. `Slog2File` is
+//! A handle is a `Registry` key for an `Arc<Slog2File>`. `Slog2File` is
 //! `Send + Sync` and every query takes `&self`, so any number of Java threads
 //! can query one handle at once; `close` removes the key, and a query already
 //! running keeps its `Arc` until it returns.

@@ -17,9 +17,9 @@
 //! users never compile or link the `jni` crate.
 //!
 //! Boundary rules, for both sets:
-//! * handles stored in Java (`long`) are keys into a [`Registry`], never
+//! * handles stored in Java (`long`) are keys into a `Registry`, never
 //!   pointers; every call validates its key;
-//! * every native body runs under [`guard`]: a Rust error becomes a Java
+//! * every native body runs under `guard`: a Rust error becomes a Java
 //!   exception carrying the library's message, a panic becomes a
 //!   `java.lang.Error`; nothing unwinds into the JVM;
 //! * class, method and field IDs are looked up once and cached;

@@ -12,8 +12,8 @@
 //! - [`reader`]: the byte layer (preamble, blocks, every record type, either
 //!   byte order) with one block buffer;
 //! - this module: [`Clog2Source`], the record → drawable state machine and a
-//!   [`TraceSource`](crate::trace::TraceSource);
-//! - [`print`]: `clog2print`'s dump;
+//!   [`TraceSource`];
+//! - [`print`](mod@print): `clog2print`'s dump;
 //! - [`gen`]: a generator of valid CLOG2 files for tests and benchmarks.
 //!
 //! ## Why it streams, and what bounds memory

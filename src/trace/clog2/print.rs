@@ -160,14 +160,14 @@ pub fn print<R: Read>(input: R, file_len: Option<u64>, w: &mut dyn Write) -> Res
     Ok(())
 }
 
-/// [`print`] of a file.
+/// [`print()`] of a file.
 pub fn print_file(path: &std::path::Path, w: &mut dyn Write) -> Result<()> {
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
     print(std::io::BufReader::with_capacity(1 << 16, f), Some(len), w)
 }
 
-/// [`print`] of bytes in memory.
+/// [`print()`] of bytes in memory.
 pub fn print_bytes(bytes: &[u8], w: &mut dyn Write) -> Result<()> {
     print(bytes, Some(bytes.len() as u64), w)
 }
