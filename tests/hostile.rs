@@ -327,6 +327,7 @@ fn mistyped_keyword_is_counted_and_reported() {
                 Primitive[ TimeBBox(0,1) Category=0 (0, 0) (1, 0) ]\n\
                 Primtive[ TimeBBox(1,2) Category=0 (1, 0) (2, 0) ]\n\
                 \n\
+                # a comment is no record and no typo\n\
                 Primitive[ TimeBBox(2,3) Category=0 (2, 0) (3, 0) ]\n\
                 Primitve[ TimeBBox(3,4) Category=0 (3, 0) (4, 0) ]\n";
     let dir = tempfile::tempdir().unwrap();

@@ -88,7 +88,8 @@ pub struct TextSource {
     stashed: Option<Error>,
     /// The current line has been read but not parsed yet.
     pending_line: bool,
-    /// Non-blank lines that are no record (e.g. a mistyped keyword): the
+    /// Lines that are no record (e.g. a mistyped keyword; blank lines and `#`
+    /// comments are not counted): the
     /// reference skips them silently; we skip them too but count them and
     /// keep the first one's line number for the report.
     skipped_lines: u64,
@@ -618,7 +619,10 @@ impl TraceSource for TextSource {
                     ))))
                 }
                 _ => {
-                    if l.iter().any(|b| !b.is_ascii_whitespace()) {
+                    // Blank lines and `#` comments are no records by design;
+                    // anything else (a mistyped keyword) is counted.
+                    let first = l.iter().find(|b| !b.is_ascii_whitespace());
+                    if first.is_some_and(|&b| b != b'#') {
                         if self.skipped_lines == 0 {
                             self.first_skipped = self.line_no;
                         }
