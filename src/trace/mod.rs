@@ -130,8 +130,9 @@ pub fn open_source_with(
     path: &std::path::Path,
     parse_threads: usize,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    // An OTF2 archive given as its directory.
-    if path.is_dir() && plugin::is_otf2(path) {
+    // An OTF2 archive given as its directory, or a `*.otf2` anchor that does
+    // not exist (the plugin's message names the archive and what is missing).
+    if (path.is_dir() || !path.exists()) && plugin::is_otf2(path) {
         return Ok(Box::new(plugin::open_with_shipped_plugin(
             plugin::OTF2_PLUGIN,
             "an OTF2 archive",
