@@ -350,3 +350,33 @@ fn mistyped_keyword_is_counted_and_reported() {
         "{warnings:?}"
     );
 }
+
+/// Fuzz-found (retree target): a category whose stored info token is no
+/// token of the format (`%\xf3`) was copied by re-treeing into a file that
+/// failed `check`. The writer now refuses the category, so the conversion
+/// fails with a message naming it and leaves no file.
+#[test]
+fn retree_refuses_a_category_with_an_unknown_info_token() {
+    let mut bytes = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == b"\x00\x02dd")
+        .expect("the message category's tokens");
+    bytes[at + 3] = 0xf3;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.slog2");
+    std::fs::write(&input, &bytes).unwrap();
+    let out = dir.path().join("out.slog2");
+    let mut src = trace::slog2::Slog2Source::open(&input).unwrap();
+    let e = run_convert(&mut src, &out).unwrap_err();
+    assert!(e.to_string().contains("info token"), "{e}");
+    assert!(!out.exists());
+    // The writer refuses it directly too.
+    let mut w = Slog2Writer::create(dir.path().join("w.slog2"), WriterOptions::default()).unwrap();
+    let mut c = Category::new(1, "s", Topology::State, Color::rgba(1, 2, 3, 4), 1);
+    c.info = InfoFormat {
+        keys: vec!["a".into(), "b".into()],
+        tokens: vec![b'd', 0xf3],
+    };
+    assert!(w.add_category(c).is_err());
+}

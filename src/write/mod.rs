@@ -405,6 +405,17 @@ impl Slog2Writer {
         for k in &c.info.keys {
             format::check_len("info key", k.len())?;
         }
+        // A token the format does not define would make every payload of the
+        // category undecodable (and the file fail `check`): refuse it here.
+        if let Some(&t) = c.info.tokens.iter().find(|t| !crate::model::INFO_TOKENS.contains(t)) {
+            return Err(Error::InvalidArgument(format!(
+                "category {} ({:?}): info token '%{}' is not one of %{}",
+                c.index,
+                c.name,
+                (t as char).escape_default(),
+                String::from_utf8_lossy(crate::model::INFO_TOKENS)
+            )));
+        }
         c.incl_ratio = 0.0;
         c.excl_ratio = 0.0;
         c.count = 0;
