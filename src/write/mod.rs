@@ -407,7 +407,12 @@ impl Slog2Writer {
         }
         // A token the format does not define would make every payload of the
         // category undecodable (and the file fail `check`): refuse it here.
-        if let Some(&t) = c.info.tokens.iter().find(|t| !crate::model::INFO_TOKENS.contains(t)) {
+        if let Some(&t) = c
+            .info
+            .tokens
+            .iter()
+            .find(|t| !crate::model::INFO_TOKENS.contains(t))
+        {
             return Err(Error::InvalidArgument(format!(
                 "category {} ({:?}): info token '%{}' is not one of %{}",
                 c.index,
