@@ -327,7 +327,13 @@ class Slog2ReaderTest {
         String e = res.err.trim();
         String prefix = "slog2: error: ";
         assertTrue(e.startsWith(prefix), e);
-        return e.substring(prefix.length());
+        return withoutFile(path, e.substring(prefix.length()));
+    }
+
+    /** The CLI names the file in front of a library message that does not already name it. */
+    static String withoutFile(String path, String cliMessage) {
+        String named = path + ": ";
+        return cliMessage.startsWith(named) ? cliMessage.substring(named.length()) : cliMessage;
     }
 
     static String javaError(String path) {
@@ -393,7 +399,7 @@ class Slog2ReaderTest {
 
     static String cliError2(String path) throws Exception {
         Cli.Result res = Cli.run("query", "--from=2", "--to=1", path);
-        return res.err.trim().substring("slog2: error: ".length());
+        return withoutFile(path, res.err.trim().substring("slog2: error: ".length()));
     }
 
     interface ThrowingRunnable {
