@@ -380,3 +380,26 @@ fn retree_refuses_a_category_with_an_unknown_info_token() {
     };
     assert!(w.add_category(c).is_err());
 }
+
+/// Fuzz-found (retree target): payloads shorter than their category's format
+/// were copied by re-treeing into a file that failed `check`. The SLOG-2
+/// source now stops at the first such drawable, naming it.
+#[test]
+fn retree_refuses_a_payload_shorter_than_its_format() {
+    let mut bytes = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == b"\x00\x02dd")
+        .expect("the message category's tokens");
+    // "%d %d" (8 bytes) becomes "%d %E" (12 bytes): every message payload is short.
+    bytes[at + 3] = b'E';
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.slog2");
+    std::fs::write(&input, &bytes).unwrap();
+    let out = dir.path().join("out.slog2");
+    let mut src = trace::slog2::Slog2Source::open(&input).unwrap();
+    let e = run_convert(&mut src, &out).unwrap_err();
+    assert!(e.to_string().contains("info payload does not fit"), "{e}");
+    assert!(e.to_string().contains("in.slog2"), "{e}");
+    assert!(!out.exists());
+}

@@ -320,6 +320,21 @@ impl TraceSource for Slog2Source {
         if let Some((node, stated, d)) = self.next_drawable()? {
             self.delivered += 1;
             self.last_node = Some(node);
+            // A damaged payload would be copied into a file that fails
+            // `check` (invariant 17): stop at it, naming the drawable.
+            let bad = std::iter::once((d.category(), d.info()))
+                .chain(d.primitives().iter().map(|p| (p.category, &p.info[..])))
+                .find_map(|(cat, info)| {
+                    let tokens = &self.file.category(cat)?.info.tokens;
+                    crate::read::info_problem(tokens, info).map(|p| (cat, p))
+                });
+            if let Some((cat, p)) = bad {
+                return Err(Error::InvalidDrawable {
+                    index: self.delivered,
+                    detail: format!("its info payload does not fit category {cat}'s format: {p:?}"),
+                    location: format!(" ({})", self.location()),
+                });
+            }
             return Ok(Some(match d {
                 Drawable::Primitive(primitive) => {
                     Record::Primitive(TracePrimitive { stated, primitive })
