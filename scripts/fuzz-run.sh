@@ -6,6 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
+# With RUNS, each target runs exactly that many inputs from seed 1 (capped at
+# SECS): the test command's run is then the same on every machine with the
+# same seeds, so it cannot fail at random; without it, a time-boxed search.
+runs=${2:-}
+extra=()
+[ -n "$runs" ] && extra=(-seed=1 "-runs=$runs")
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
 scripts/fuzz-seeds.sh >/dev/null
@@ -16,7 +22,7 @@ for t in slog2_read text_trace retree capi_input clog2; do
   log="artifacts/$t.log"; mkdir -p artifacts
   rc=0
   RUSTC_WRAPPER= cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
-    -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 \
+    -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 -print_final_stats=1 "${extra[@]}" \
     >"$log" 2>&1 || rc=$?
   grep -E "^stat::number_of_executed_units|^stat::new_units_added|^cov: |==[0-9]+==|^SUMMARY|panicked|Test unit written" "$log" | tail -6 || true
   [ "$rc" -eq 0 ] || { echo "fuzz target $t failed (rc $rc; log $PWD/$log)"; exit 1; }

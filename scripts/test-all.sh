@@ -14,7 +14,8 @@
 #      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
 #   8. Viewer: slog2view's JUnit suite (java/viewer/build.sh): pixel checks of rendered
 #      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb
-#   9. a bounded fuzz run of every fuzz target (scripts/fuzz-run.sh, 20 s each)
+#   9. a bounded, reproducible fuzz run of every fuzz target (scripts/fuzz-run.sh: 10000
+#      inputs each from seed 1 and the fixture seeds)
 # Any failing or missing suite fails the script. Each step prints its name,
 # streams its output, and prints its time.
 set -euo pipefail
@@ -58,5 +59,5 @@ step "Python tests" scripts/python-tests.sh
 step "Java tests" java/build.sh
 step "Java drop-in (slog2sdk jars from SLOG2SDK_JARS)" scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
 step "Viewer tests" java/viewer/build.sh
-step "Fuzz (bounded: 20 s per target; longer runs in RELIABILITY.md)" scripts/fuzz-run.sh 20
+step "Fuzz (bounded: 10000 inputs per target from seed 1; longer runs in RELIABILITY.md)" scripts/fuzz-run.sh 120 10000
 echo "== all suites passed ($((SECONDS - t_all)) s)"
