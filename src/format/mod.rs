@@ -1238,22 +1238,26 @@ pub fn decode_stubs(block: &[u8], base: u64, stubs_at: usize) -> Result<Vec<Stub
         )
     })?;
     let mut d = Decoder::new(rest, base + stubs_at as u64, "child stub");
+    decode_stub_list(&mut d)
+}
+
+/// The stub list that ends a node block (count, then each stub's entry and
+/// shadows); checks that the block ends with it.
+fn decode_stub_list(d: &mut Decoder) -> Result<Vec<Stub>> {
     let ns = d.count(STUB_OVERHEAD)?;
     let mut stubs = Vec::with_capacity(ns);
     for _ in 0..ns {
-        let e = decode_entry_header(&mut d)?;
+        let entry = decode_entry_header(d)?;
         let a = d.count(36)?;
-        let mut nestless = Vec::with_capacity(a);
-        for _ in 0..a {
-            nestless.push(decode_shadow(&mut d)?);
-        }
+        let nestless = (0..a)
+            .map(|_| decode_shadow(d))
+            .collect::<Result<Vec<_>>>()?;
         let b = d.count(36)?;
-        let mut nestable = Vec::with_capacity(b);
-        for _ in 0..b {
-            nestable.push(decode_shadow(&mut d)?);
-        }
+        let nestable = (0..b)
+            .map(|_| decode_shadow(d))
+            .collect::<Result<Vec<_>>>()?;
         stubs.push(Stub {
-            entry: e,
+            entry,
             nestless,
             nestable,
         });
@@ -1289,29 +1293,8 @@ pub fn decode_node(block: &[u8], base: u64, parts: NodeParts) -> Result<Node> {
     }
     let mut stubs = Vec::new();
     if parts == NodeParts::All {
-        let ns = d.count(STUB_OVERHEAD)?;
-        stubs.reserve(ns);
         d.set_what("child stub");
-        for _ in 0..ns {
-            let e = decode_entry_header(&mut d)?;
-            let a = d.count(36)?;
-            let mut nestless = Vec::with_capacity(a);
-            for _ in 0..a {
-                nestless.push(decode_shadow(&mut d)?);
-            }
-            let b = d.count(36)?;
-            let mut nestable = Vec::with_capacity(b);
-            for _ in 0..b {
-                nestable.push(decode_shadow(&mut d)?);
-            }
-            stubs.push(Stub {
-                entry: e,
-                nestless,
-                nestable,
-            });
-        }
-        d.set_what("tree node");
-        d.expect_end()?;
+        stubs = decode_stub_list(&mut d)?;
     }
     Ok(Node {
         entry,
