@@ -705,6 +705,29 @@ pub fn encode_drawable(out: &mut Vec<u8>, d: &Drawable) {
 }
 
 /// Check that a drawable's length fields fit their on-disk widths.
+/// A vertex count (i16) checked against the bytes left: at least one vertex,
+/// 12 bytes each. `what` and `kind` name the block and the item in errors.
+fn vertex_count(d: &mut Decoder, what: &'static str, kind: &str) -> Result<usize> {
+    let at = d.offset();
+    let nv = d.i16()?;
+    if nv < 1 {
+        return Err(Error::malformed(
+            what,
+            at,
+            format!("{kind} with {nv} vertices"),
+        ));
+    }
+    let nv = nv as usize;
+    if nv * 12 > d.remaining() {
+        return Err(Error::malformed(
+            what,
+            at,
+            format!("{nv} vertices do not fit the block"),
+        ));
+    }
+    Ok(nv)
+}
+
 pub fn check_drawable(d: &Drawable) -> Result<()> {
     // The usual case in two comparisons.
     if let Drawable::Primitive(p) = d {
@@ -737,23 +760,7 @@ pub fn decode_primitive(d: &mut Decoder) -> Result<Primitive> {
     } else {
         InfoBytes::new()
     };
-    let at = d.offset();
-    let nv = d.i16()?;
-    if nv < 1 {
-        return Err(Error::malformed(
-            "tree node",
-            at,
-            format!("primitive with {nv} vertices"),
-        ));
-    }
-    let nv = nv as usize;
-    if nv * 12 > d.remaining() {
-        return Err(Error::malformed(
-            "tree node",
-            at,
-            format!("{nv} vertices do not fit the block"),
-        ));
-    }
+    let nv = vertex_count(d, "tree node", "primitive")?;
     let mut vertices = Vertices::with_capacity(nv);
     for _ in 0..nv {
         let time = d.f64()?;
@@ -833,23 +840,7 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
     if ilen > 0 {
         d.skip(ilen as usize)?;
     }
-    let nat = d.offset();
-    let nv = d.i16()?;
-    if nv < 1 {
-        return Err(Error::malformed(
-            "shadow",
-            nat,
-            format!("shadow with {nv} vertices"),
-        ));
-    }
-    let nv = nv as usize;
-    if nv * 12 > d.remaining() {
-        return Err(Error::malformed(
-            "shadow",
-            nat,
-            format!("{nv} vertices do not fit the block"),
-        ));
-    }
+    let nv = vertex_count(d, "shadow", "shadow")?;
     let mut vertices = Vertices::with_capacity(nv);
     for _ in 0..nv {
         let time = d.f64()?;
@@ -1031,23 +1022,7 @@ fn scan_primitive(d: &mut Decoder) -> Result<(TimeBox, i32, i32, i32)> {
     if ilen > 0 {
         d.skip(ilen as usize)?;
     }
-    let at = d.offset();
-    let nv = d.i16()?;
-    if nv < 1 {
-        return Err(Error::malformed(
-            "tree node",
-            at,
-            format!("primitive with {nv} vertices"),
-        ));
-    }
-    let nv = nv as usize;
-    if nv * 12 > d.remaining() {
-        return Err(Error::malformed(
-            "tree node",
-            at,
-            format!("{nv} vertices do not fit the block"),
-        ));
-    }
+    let nv = vertex_count(d, "tree node", "primitive")?;
     let mut b = TimeBox::EMPTY;
     let (mut first, mut last) = (0, 0);
     for i in 0..nv {
