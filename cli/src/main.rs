@@ -186,6 +186,18 @@ enum BenchCmd {
         #[arg(long, default_value_t = 0)]
         rss_jumps: usize,
     },
+    /// Whole-file scan benchmark (issue #11): every drawable once, in batches of columns
+    /// (`Slog2File::scan`); rows/s and RSS per round. Run under `/usr/bin/time -v` for CPU and
+    /// peak memory. See BENCHMARKS.md.
+    Scan {
+        file: PathBuf,
+        /// Rows per batch.
+        #[arg(long, default_value_t = slog2::read::scan::DEFAULT_BATCH_ROWS)]
+        batch: usize,
+        /// Scans of the whole file (each from a fresh open).
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -755,6 +767,36 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 output.display(),
                 t.elapsed().as_secs_f64()
             );
+        }
+        BenchCmd::Scan {
+            file,
+            batch,
+            rounds,
+        } => {
+            for round in 1..=rounds {
+                let t = std::time::Instant::now();
+                let f = Slog2File::open(&file)?;
+                let mut scan = f.scan();
+                let mut rows = slog2::read::Rows::default();
+                let (mut n, mut batches, mut bytes) = (0usize, 0usize, 0u64);
+                let mut rss_max = (0, 0);
+                while scan.next_into(&mut rows, batch, usize::MAX)? {
+                    n += rows.len();
+                    batches += 1;
+                    bytes += rows.stats.bytes_read;
+                    if batches % 16 == 0 {
+                        let r = slog2::bench::rss_kib();
+                        rss_max = (rss_max.0.max(r.0), rss_max.1.max(r.1));
+                    }
+                }
+                let secs = t.elapsed().as_secs_f64();
+                println!(
+                    "round {round}: {n} rows in {batches} batches, {bytes} record bytes, {secs:.3} s = {:.2} M rows/s; RSS max {} KiB (anon {} KiB)",
+                    n as f64 / secs / 1e6,
+                    rss_max.0,
+                    rss_max.1
+                );
+            }
         }
         BenchCmd::Query {
             file,

@@ -1109,7 +1109,66 @@ pub trait RecordSink {
     );
 }
 
+/// Big-endian reads at fixed offsets of a slice whose length the caller
+/// has checked (the fast path of [`visit_primitive`]).
+#[inline(always)]
+fn be_i16(b: &[u8], at: usize) -> i16 {
+    i16::from_be_bytes([b[at], b[at + 1]])
+}
+#[inline(always)]
+fn be_i32(b: &[u8], at: usize) -> i32 {
+    i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+#[inline(always)]
+fn be_f64(b: &[u8], at: usize) -> f64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    f64::from_be_bytes(a)
+}
+
+/// One primitive record (after its tag) into `sink`.
+///
+/// Why two paths: the whole-file scan and large windows decode millions of
+/// records, and the field-by-field reads of [`Decoder`] (a bounds check and
+/// a `Result` per field) cost more than the record's bytes. A well-formed
+/// record is checked once — head, info and vertex list inside the block —
+/// and then read at fixed offsets. Anything else (negative or oversized
+/// counts, a truncated record) takes the checked path, which reports the
+/// same errors as before.
+#[inline(always)]
 fn visit_primitive(d: &mut Decoder, sink: &mut impl RecordSink, member: bool) -> Result<()> {
+    let rest = &d.buf[d.pos..];
+    if rest.len() >= 8 {
+        let ilen = be_i16(rest, 4).max(0) as usize;
+        let vat = 6 + ilen;
+        if rest.len() >= vat + 2 {
+            let nv = be_i16(rest, vat);
+            let vend = vat + 2 + 12 * nv.max(0) as usize;
+            if nv >= 1 && rest.len() >= vend {
+                let category = be_i32(rest, 0);
+                let vs = &rest[vat + 2..vend];
+                let mut b = TimeBox::EMPTY;
+                for v in vs.chunks_exact(12) {
+                    b.widen(be_f64(v, 0));
+                }
+                let first = Vertex::new(be_f64(vs, 0), be_i32(vs, 8));
+                let l = vs.len() - 12;
+                let last = Vertex::new(be_f64(vs, l), be_i32(vs, l + 8));
+                sink.primitive(category, &rest[6..vat], b, first, last, member);
+                d.pos += vend;
+                return Ok(());
+            }
+        }
+    }
+    visit_primitive_checked(d, sink, member)
+}
+
+#[cold]
+fn visit_primitive_checked(
+    d: &mut Decoder,
+    sink: &mut impl RecordSink,
+    member: bool,
+) -> Result<()> {
     let category = d.i32()?;
     let ilen = d.i16()?;
     let info = if ilen > 0 {
@@ -1200,6 +1259,73 @@ pub fn scan_node(block: &[u8], base: u64) -> Result<NodeLayout> {
         nestable,
         stubs_at: d.pos(),
     })
+}
+
+/// A resumable walk over the drawable records of one node block (spec
+/// §7.1): the nestless list, then the nestable list, each in stored order;
+/// the stubs are not read. It holds only positions, so a caller can stop
+/// between any two records (e.g. when a batch of rows is full), keep a copy
+/// to step back over the last record, and go on later with the same block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordWalk {
+    /// Offset of the next record (or of the nestable count) in the block.
+    pos: usize,
+    /// Records left in the current list.
+    left: usize,
+    /// 0: in the nestless list, 1: in the nestable list.
+    list: u8,
+}
+
+impl RecordWalk {
+    /// Start a walk: decode the node header and the nestless count (checked
+    /// against the bytes left, as [`decode_node`] checks it).
+    pub fn new(block: &[u8], base: u64) -> Result<RecordWalk> {
+        let mut d = Decoder::new(block, base, "tree node");
+        decode_entry_header(&mut d)?;
+        let left = d.count(9)?;
+        Ok(RecordWalk {
+            pos: d.pos(),
+            left,
+            list: 0,
+        })
+    }
+
+    /// Offset of the next record in the block.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Decode the next record of `block` (the block this walk was started
+    /// on) into `sink`; `Ok(false)` when both lists are done. Records come
+    /// with the same checks and values as [`visit_drawable`].
+    #[inline]
+    pub fn next(&mut self, block: &[u8], base: u64, sink: &mut impl RecordSink) -> Result<bool> {
+        if self.pos > block.len() {
+            return Err(Error::malformed(
+                "tree node",
+                base,
+                "record walk beyond its block (a walk resumed on another block)",
+            ));
+        }
+        let mut d = Decoder {
+            buf: block,
+            pos: self.pos,
+            base,
+            what: "tree node",
+        };
+        while self.left == 0 {
+            if self.list == 1 {
+                return Ok(false);
+            }
+            self.left = d.count(9)?;
+            self.list = 1;
+            self.pos = d.pos;
+        }
+        visit_drawable(&mut d, sink)?;
+        self.left -= 1;
+        self.pos = d.pos;
+        Ok(true)
+    }
 }
 
 /// Decode the child stubs of a node block, starting at the stub count

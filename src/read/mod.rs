@@ -62,6 +62,7 @@ pub mod index;
 mod info;
 pub mod print;
 pub mod rows;
+pub mod scan;
 mod tree;
 
 pub use check::CheckReport;
@@ -70,6 +71,7 @@ pub use info::{
     decode_info, format_info, info_problem, payload_covers, payload_len, DecodedInfo, InfoProblem,
 };
 pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
+pub use scan::Scan;
 pub use tree::TreeDirNode;
 
 use std::borrow::Cow;
@@ -96,14 +98,16 @@ const MMAP_THRESHOLD: u64 = 64 * 1024;
 const MAP_TRIM_BYTES: u64 = 256 << 20;
 
 enum Backing {
-    Mapped(memmap2::Mmap),
+    /// The map and the open file behind it (the whole-file scan reads the
+    /// file with `pread` rather than faulting the map in, see [`scan`]).
+    Mapped(memmap2::Mmap, std::fs::File),
     Owned(Vec<u8>),
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m) => m,
+            Backing::Mapped(m, _) => m,
             Backing::Owned(v) => v,
         }
     }
@@ -219,7 +223,7 @@ impl Slog2File {
             // remaining hazard (the file being truncated by another process
             // while mapped) is documented in the module docs.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            Backing::Mapped(map)
+            Backing::Mapped(map, file)
         };
         Self::from_backing(backing, Some(path.to_path_buf()))
     }
@@ -319,6 +323,15 @@ impl Slog2File {
 
     // -----------------------------------------------------------------------
     // Metadata
+
+    /// The open file behind a memory-mapped file; `None` for files held in
+    /// memory (see [`scan`] for why a scan reads it with `pread`).
+    pub(crate) fn mapped_file(&self) -> Option<&std::fs::File> {
+        match &self.backing {
+            Backing::Mapped(_, f) => Some(f),
+            Backing::Owned(_) => None,
+        }
+    }
 
     /// The path given to [`open`](Self::open), if any.
     pub fn path(&self) -> Option<&Path> {
@@ -482,7 +495,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(map) = &self.backing else {
+        let Backing::Mapped(map, _) = &self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);

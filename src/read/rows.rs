@@ -164,6 +164,93 @@ impl Rows {
         }
     }
 
+    /// Empty every column, keeping their capacity (a scan reuses one
+    /// `Rows` for all its batches).
+    pub fn clear(&mut self) {
+        self.truncate(0);
+        self.weights = ShadowWeights::default();
+        self.stats = QueryStats::default();
+    }
+
+    /// Keep the first `n` rows (and their info bytes). Shadow weights are
+    /// not touched (scans and windows have none).
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len() {
+            return;
+        }
+        self.kind.truncate(n);
+        self.category.truncate(n);
+        self.start.truncate(n);
+        self.end.truncate(n);
+        self.time0.truncate(n);
+        self.time1.truncate(n);
+        self.line0.truncate(n);
+        self.line1.truncate(n);
+        self.parent.truncate(n);
+        self.num_real.truncate(n);
+        let info_end = self.info_offset.get(n).copied().unwrap_or(0) as usize;
+        self.info_offset.truncate(n + 1);
+        if self.info_offset.is_empty() {
+            self.info_offset.push(0);
+        }
+        self.info.truncate(info_end);
+    }
+
+    /// Append the rows of `other` (parent rows, info offsets and weight
+    /// rows renumbered; stats added).
+    pub fn append(&mut self, other: &Rows) {
+        let base = self.len() as i32;
+        let ib = self.info.len() as u32;
+        self.kind.extend_from_slice(&other.kind);
+        self.category.extend_from_slice(&other.category);
+        self.start.extend_from_slice(&other.start);
+        self.end.extend_from_slice(&other.end);
+        self.time0.extend_from_slice(&other.time0);
+        self.time1.extend_from_slice(&other.time1);
+        self.line0.extend_from_slice(&other.line0);
+        self.line1.extend_from_slice(&other.line1);
+        self.parent.extend(
+            other
+                .parent
+                .iter()
+                .map(|&p| if p >= 0 { p + base } else { p }),
+        );
+        self.num_real.extend_from_slice(&other.num_real);
+        self.info_offset
+            .extend(other.info_offset.iter().skip(1).map(|&o| o + ib));
+        self.info.extend_from_slice(&other.info);
+        let w = &other.weights;
+        self.weights.row.extend(w.row.iter().map(|&r| r + base));
+        self.weights.category.extend_from_slice(&w.category);
+        self.weights.incl.extend_from_slice(&w.incl);
+        self.weights.excl.extend_from_slice(&w.excl);
+        self.weights.count.extend_from_slice(&w.count);
+        self.stats.nodes_read += other.stats.nodes_read;
+        self.stats.bytes_read += other.stats.bytes_read;
+        self.stats.bytes_indexed += other.stats.bytes_indexed;
+        self.stats.cache_hits += other.stats.cache_hits;
+    }
+
+    /// Make room for `n` more rows in every column (not in `info`).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.kind.reserve(n);
+        self.category.reserve(n);
+        self.start.reserve(n);
+        self.end.reserve(n);
+        self.time0.reserve(n);
+        self.time1.reserve(n);
+        self.line0.reserve(n);
+        self.line1.reserve(n);
+        self.parent.reserve(n);
+        self.num_real.reserve(n);
+        self.info_offset.reserve(n);
+    }
+
+    /// Bytes of info held.
+    pub fn info_len(&self) -> usize {
+        self.info.len()
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn push_row(
         &mut self,
@@ -302,6 +389,100 @@ impl crate::format::RecordSink for RowSink<'_> {
             1,
             info,
         );
+    }
+}
+
+/// Pushes records into the columns when no [`RecordKey`] was computed
+/// first (the whole-file scan decodes each record once, straight from the
+/// block): a composite's row gets its box and first/last lines from its
+/// members once the last member is in — the values [`RecordKey`] holds
+/// for a window (box = union of the members' boxes, first line of the first
+/// member, last line of the last).
+///
+/// [`RecordKey`]: crate::format::RecordKey
+pub(super) struct ScanSink<'a> {
+    pub rows: &'a mut Rows,
+    parent: i32,
+    members_left: usize,
+    comp: crate::model::TimeBox,
+    first_line: i32,
+    last_line: i32,
+    first_pending: bool,
+}
+
+impl<'a> ScanSink<'a> {
+    pub fn new(rows: &'a mut Rows) -> Self {
+        ScanSink {
+            rows,
+            parent: -1,
+            members_left: 0,
+            comp: crate::model::TimeBox::EMPTY,
+            first_line: 0,
+            last_line: 0,
+            first_pending: false,
+        }
+    }
+}
+
+impl crate::format::RecordSink for ScanSink<'_> {
+    fn composite(&mut self, category: i32, info: &[u8], members: usize) {
+        self.parent = self.rows.len() as i32;
+        self.members_left = members;
+        self.comp = crate::model::TimeBox::EMPTY;
+        self.first_pending = true;
+        // Box and lines are filled in by the last member (`primitive`).
+        self.rows.push_row(
+            ROW_COMPOSITE,
+            category,
+            (f64::NAN, f64::NAN),
+            (f64::NAN, 0),
+            (f64::NAN, 0),
+            -1,
+            members as i64,
+            info,
+        );
+    }
+
+    #[inline(always)]
+    fn primitive(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: crate::model::TimeBox,
+        first: crate::model::Vertex,
+        last: crate::model::Vertex,
+        member: bool,
+    ) {
+        self.rows.push_row(
+            ROW_PRIMITIVE,
+            category,
+            (tbox.start, tbox.end),
+            (first.time, first.line),
+            (last.time, last.line),
+            if member { self.parent } else { -1 },
+            1,
+            info,
+        );
+        if !member || self.members_left == 0 {
+            return;
+        }
+        let p = self.parent as usize;
+        if self.first_pending {
+            self.first_pending = false;
+            self.first_line = first.line;
+        }
+        self.comp = self.comp.union(&tbox);
+        self.last_line = last.line;
+        self.members_left -= 1;
+        if self.members_left == 0 {
+            let r = &mut *self.rows;
+            r.start[p] = self.comp.start;
+            r.end[p] = self.comp.end;
+            r.time0[p] = self.comp.start;
+            r.time1[p] = self.comp.end;
+            r.line0[p] = self.first_line;
+            r.line1[p] = self.last_line;
+        }
     }
 }
 

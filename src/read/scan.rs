@@ -1,0 +1,326 @@
+//! The whole-file scan: every drawable of a file exactly once, as batches of
+//! [`Rows`], at the speed of reading the bytes.
+//!
+//! # Why a scan of its own
+//!
+//! Analysis tools (the Python package's `File.scan()`, a C program building
+//! a histogram) want *all* drawables into columns. Doing that with window
+//! queries costs far more than the bytes: each window finds its nodes,
+//! builds (and caches) a table of record keys per node, sorts its hits into
+//! drawing order, decodes each hit through the general decoder, and a
+//! drawable that crosses a window boundary is returned twice (the caller
+//! must filter it). Measured on a 10⁷-drawable file (BENCHMARKS.md), that
+//! was ≈ 4–6 M drawables per second, half of it system time: the mapped
+//! pages of every node were faulted in, and dropped again every 256 MiB.
+//!
+//! [`Scan`] instead visits every tree node once and decodes each record once,
+//! straight from the block into the columns:
+//!
+//! * **Each drawable exactly once, no filtering.** A drawable is stored in
+//!   exactly one node and node blocks are disjoint (checked on open), so
+//!   visiting every directory entry once yields every stored drawable once:
+//!   no window boundaries, no de-duplication. This includes drawables a
+//!   window cannot find (a node or record with a NaN time, records outside
+//!   their node's box in files that break invariant #16).
+//! * **Order: file order of the node blocks.** Nodes come in increasing
+//!   block offset — the order the writer wrote them (a node is written when
+//!   it closes, so leaves come left to right in time, each upper node after
+//!   its last child) — which makes the reads sequential. Within a node, the
+//!   nestless records (arrows, events) come first, then the nestable ones
+//!   (states, composites), each list in stored order, i.e. drawing order. A
+//!   composite row is followed by its member rows, as in a window. Nothing
+//!   is sorted across nodes: callers that need time order sort the columns.
+//! * **Sequential reads, flat memory.** For a mapped file, node bytes are
+//!   read with `pread` into one reused buffer of ≈ 8 MiB (whole nodes, a
+//!   larger node gets a buffer of its size) instead of faulting the map in:
+//!   no page-fault storm, no `MADV_DONTNEED` trims, and the process's RSS
+//!   does not grow with the file (the map's pages are not touched at all).
+//!   The kernel is asked to read the next chunk ahead (`POSIX_FADV_WILLNEED`)
+//!   so a cold file's disk reads overlap the decoding. Files held in memory
+//!   are decoded in place.
+//! * **Batches into reused columns.** [`Scan::next_into`] clears a caller's
+//!   [`Rows`] (keeping its capacity) and fills it with whole records up to
+//!   a row and an info-byte limit, so a caller decodes batch after batch into
+//!   the same memory. A record is never split across batches; a single
+//!   record larger than the limits comes alone (the C API then reports the
+//!   room it needs).
+//! * **A tight decoder.** Records are decoded by
+//!   [`format::RecordWalk`] / [`format::visit_drawable`] (one bounds check per
+//!   well-formed primitive, then fixed-offset reads) into [`Rows`] through a
+//!   sink that computes a composite's box from its members — the same values
+//!   a window's record keys give (tests/scan.rs compares the two).
+//!
+//! The scan does not use the node cache or the directory index, so it
+//! neither evicts a viewer's cached tables nor pays to build them.
+//!
+//! # Errors
+//!
+//! A damaged node makes [`Scan::next_into`] fail with the codec's error
+//! (block and byte offset); the rows decoded by that call are dropped and
+//! the scan is over (later calls return `false`).
+
+use std::ops::Deref;
+
+use crate::error::{Error, Result};
+use crate::format::RecordWalk;
+
+use super::rows::ScanSink;
+use super::{QueryStats, Rows, Slog2File};
+
+/// Rows per batch for callers without a preference (and of
+/// [`Slog2File::scan_rows`]): 64 k rows, ≈ 4 MiB of columns.
+pub const DEFAULT_BATCH_ROWS: usize = 1 << 16;
+
+/// Bytes read per `pread` (whole nodes; a larger node is read alone).
+const CHUNK_BYTES: usize = 8 << 20;
+
+/// Largest gap between two node blocks read in one `pread` (metadata blocks
+/// between nodes are read along and skipped).
+const MAX_GAP: usize = 1 << 20;
+
+/// The node being walked.
+struct Current {
+    /// The block's byte range: in the read buffer (`in_buf`) or in the
+    /// file's bytes.
+    start: usize,
+    len: usize,
+    in_buf: bool,
+    /// The block's file offset (for error messages).
+    base: u64,
+    walk: RecordWalk,
+}
+
+/// A whole-file scan (see the module docs). `F` is how the scan holds its
+/// file: `&Slog2File` from [`Slog2File::scan`], or an owning pointer such
+/// as `Arc<Slog2File>` (the C API's scan handles).
+pub struct Scan<F: Deref<Target = Slog2File>> {
+    file: F,
+    /// Directory positions in increasing block offset.
+    order: Vec<u32>,
+    /// Next index into `order` to load.
+    next: usize,
+    cur: Option<Current>,
+    /// `pread` buffer (mapped files) and the file range it holds.
+    buf: Vec<u8>,
+    buf_at: usize,
+    buf_len: usize,
+    done: bool,
+}
+
+impl<F: Deref<Target = Slog2File>> Scan<F> {
+    /// A scan of every node of `file`, from the start.
+    pub fn new(file: F) -> Scan<F> {
+        let dir = file.directory();
+        let mut order: Vec<u32> = (0..dir.len() as u32).collect();
+        order.sort_by_key(|&p| dir[p as usize].ptr.offset);
+        if let Some(f) = file.mapped_file() {
+            advise(f, 0, 0, libc::POSIX_FADV_SEQUENTIAL);
+        }
+        Scan {
+            file,
+            order,
+            next: 0,
+            cur: None,
+            buf: Vec::new(),
+            buf_at: 0,
+            buf_len: 0,
+            done: false,
+        }
+    }
+
+    /// The file being scanned.
+    pub fn file(&self) -> &Slog2File {
+        &self.file
+    }
+
+    /// Nodes in the file, and nodes started so far.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.order.len(), self.next)
+    }
+
+    /// Clear `rows` and fill it with the next whole records: as many as fit
+    /// in `max_rows` rows and `max_info` info bytes, and at least one record
+    /// (which alone may exceed the limits) while any remains. Returns
+    /// `false` (and empty `rows`) once every drawable has been returned.
+    /// `rows.stats` gets the nodes started and the record bytes decoded by
+    /// this call. On error the scan is over (module docs).
+    pub fn next_into(&mut self, rows: &mut Rows, max_rows: usize, max_info: usize) -> Result<bool> {
+        rows.clear();
+        if self.done {
+            return Ok(false);
+        }
+        if let Err(e) = self.fill(rows, max_rows, max_info) {
+            self.done = true;
+            self.cur = None;
+            rows.clear();
+            return Err(e);
+        }
+        Ok(!rows.is_empty())
+    }
+
+    fn fill(&mut self, rows: &mut Rows, max_rows: usize, max_info: usize) -> Result<()> {
+        // Columns grow to the batch size once and are reused after that.
+        rows.reserve(max_rows.clamp(1, DEFAULT_BATCH_ROWS * 16));
+        let mut stats = QueryStats::default();
+        'nodes: loop {
+            if self.cur.is_none() {
+                if !self.load_next()? {
+                    self.done = true;
+                    break;
+                }
+                stats.nodes_read += 1;
+            }
+            let Some(cur) = self.cur.as_mut() else {
+                break;
+            };
+            let block: &[u8] = if cur.in_buf {
+                &self.buf[cur.start..cur.start + cur.len]
+            } else {
+                &self.file.as_bytes()[cur.start..cur.start + cur.len]
+            };
+            let mut sink = ScanSink::new(rows);
+            loop {
+                let before = cur.walk;
+                let n0 = sink.rows.len();
+                if !cur.walk.next(block, cur.base, &mut sink)? {
+                    self.cur = None;
+                    continue 'nodes;
+                }
+                let over = sink.rows.len() > max_rows || sink.rows.info_len() > max_info;
+                if over && n0 > 0 {
+                    // Step back over this record: it starts the next batch.
+                    sink.rows.truncate(n0);
+                    cur.walk = before;
+                    break 'nodes;
+                }
+                stats.bytes_read += (cur.walk.pos() - before.pos()) as u64;
+                if over || sink.rows.len() == max_rows {
+                    break 'nodes;
+                }
+            }
+        }
+        rows.stats = stats;
+        Ok(())
+    }
+
+    /// Start the next node in block order; `false` when none is left.
+    fn load_next(&mut self) -> Result<bool> {
+        let file = &*self.file;
+        let dir = file.directory();
+        let Some(&pos) = self.order.get(self.next) else {
+            return Ok(false);
+        };
+        self.next += 1;
+        let r = dir[pos as usize].ptr.range("tree node", file.file_len())?;
+        let base = r.start as u64;
+        let (start, in_buf) = match file.mapped_file() {
+            None => (r.start, false),
+            Some(f) => {
+                if r.start < self.buf_at || r.end > self.buf_at + self.buf_len {
+                    // Whole nodes from this one on, up to CHUNK_BYTES.
+                    let mut end = r.end;
+                    for &p in &self.order[self.next..] {
+                        let Ok(q) = dir[p as usize].ptr.range("tree node", file.file_len()) else {
+                            break;
+                        };
+                        if q.start < end || q.start - end > MAX_GAP || q.end - r.start > CHUNK_BYTES
+                        {
+                            break;
+                        }
+                        end = q.end;
+                    }
+                    let n = end - r.start;
+                    if self.buf.len() < n {
+                        self.buf.resize(n, 0);
+                    } else if self.buf.len() > 2 * CHUNK_BYTES.max(n) {
+                        // A huge node came before: do not keep its buffer.
+                        self.buf = vec![0; n.max(CHUNK_BYTES)];
+                    }
+                    self.buf_at = r.start;
+                    self.buf_len = 0;
+                    read_at(f, &mut self.buf[..n], r.start as u64).map_err(|e| {
+                        Error::io(file.path().unwrap_or("(mapped file)".as_ref()), e)
+                    })?;
+                    self.buf_len = n;
+                    advise(f, end as u64, CHUNK_BYTES as u64, libc::POSIX_FADV_WILLNEED);
+                }
+                (r.start - self.buf_at, true)
+            }
+        };
+        let block: &[u8] = if in_buf {
+            &self.buf[start..start + r.len()]
+        } else {
+            &file.as_bytes()[r.clone()]
+        };
+        let walk = RecordWalk::new(block, base)?;
+        self.cur = Some(Current {
+            start,
+            len: r.len(),
+            in_buf,
+            base,
+            walk,
+        });
+        Ok(true)
+    }
+}
+
+impl<F: Deref<Target = Slog2File>> std::fmt::Debug for Scan<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scan")
+            .field("nodes", &self.order.len())
+            .field("next", &self.next)
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
+/// `pread` the whole of `buf` at `offset`.
+fn read_at(f: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    f.read_exact_at(buf, offset)
+}
+
+/// `posix_fadvise` on the file (a hint: failures are ignored).
+fn advise(f: &std::fs::File, offset: u64, len: u64, advice: libc::c_int) {
+    use std::os::unix::io::AsRawFd;
+    let (Ok(off), Ok(len)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return;
+    };
+    // SAFETY: a plain syscall on a file descriptor we own for the call's
+    // duration; it reads no memory of ours.
+    let _ = unsafe { libc::posix_fadvise(f.as_raw_fd(), off, len, advice) };
+}
+
+impl Slog2File {
+    /// A scan of every drawable of the file, each exactly once, in batches
+    /// of columns (see the [`scan`](crate::read::scan) module):
+    ///
+    /// ```no_run
+    /// # fn main() -> slog2::Result<()> {
+    /// let f = slog2::Slog2File::open("run.slog2")?;
+    /// let mut scan = f.scan();
+    /// let mut rows = slog2::read::Rows::default();
+    /// let mut n = 0;
+    /// while scan.next_into(&mut rows, 1 << 16, 4 << 20)? {
+    ///     n += rows.len();
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn scan(&self) -> Scan<&Slog2File> {
+        Scan::new(self)
+    }
+
+    /// Every drawable of the file as one [`Rows`] (whole-file scan, in the
+    /// scan's order): for tests and small files; large files should use
+    /// [`scan`](Self::scan) batch by batch.
+    pub fn scan_rows(&self) -> Result<Rows> {
+        let mut scan = self.scan();
+        let mut all = Rows::default();
+        let mut batch = Rows::default();
+        while scan.next_into(&mut batch, DEFAULT_BATCH_ROWS, usize::MAX)? {
+            all.append(&batch);
+        }
+        all.stats = QueryStats::default();
+        Ok(all)
+    }
+}
