@@ -126,6 +126,11 @@
 typedef struct SLOG2_File_s SLOG2_File_s;
 
 /*
+ Opaque scan state.
+ */
+typedef struct SLOG2_Scan_s SLOG2_Scan_s;
+
+/*
  Handle of an open SLOG-2 file.
  */
 typedef struct SLOG2_File_s *SLOG2_File;
@@ -233,6 +238,11 @@ typedef struct SLOG2_Query_stats {
   int nodes_read;
   int64_t bytes_read;
 } SLOG2_Query_stats;
+
+/*
+ Handle of a whole-file scan (SLOG2_Scan_open).
+ */
+typedef struct SLOG2_Scan_s *SLOG2_Scan;
 
 /*
  The draft's other name for the directory node.
@@ -614,6 +624,70 @@ int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_o
  for `max` elements each.
  */
 int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);
+
+/*
+ Start a whole-file scan of a file open for reading: SLOG2_Scan_next then
+ returns every drawable of the file exactly once, batch after batch, and
+ SLOG2_Scan_close ends it. Order: the node blocks in file order (the order
+ the writer wrote them, a node after its children), in each node its arrows
+ and events, then its states and composites, each in drawing order; a
+ composite row is followed by its member rows. Unlike consecutive
+ SLOG2_Query_window calls, no drawable is returned twice and every stored
+ drawable is returned (also those with NaN times). Node bytes are read
+ sequentially with pread (the map is not touched), so memory stays flat.
+ Scans are independent of each other and of queries on the same file; one
+ scan handle may be used from any thread (calls serialise on it). `*scan` is
+ set to the handle, or to NULL on failure. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scan` is NULL or valid for writing one handle.
+ */
+int SLOG2_Scan_open(SLOG2_File fp, SLOG2_Scan *scan);
+
+/*
+ The next batch of the scan, written like SLOG2_Query_window's rows: columns
+ at `pos` (capacity `max` rows; any column may be NULL), info bytes packed
+ into `info_base` at `*info_pos` (capacity `info_max`), `*n_out` rows. A
+ batch is as many whole records as fit in the room left (`max - *pos` rows,
+ `info_max - *info_pos` bytes), so callers choose the batch size by the
+ arrays they pass. `stats` (may be NULL) gets the nodes started and the
+ record bytes decoded by this batch. At the end: SLOG2_ERR_EOF with `*n_out`
+ 0. When the next record alone does not fit (a composite with more members
+ than `max`, or more info bytes than the room): SLOG2_ERR_ARRAY_TOO_SMALL,
+ nothing written, `*n_out` = its rows; SLOG2_Scan_next_size gives rows and
+ info bytes, and the next call returns that batch. A damaged node:
+ SLOG2_ERR_FORMAT, and the scan is over (later calls return SLOG2_ERR_EOF).
+ Returns SLOG2_OK; SLOG2_ERR_EOF, SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (negative pos/max), SLOG2_ERR_FORMAT,
+ SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE (unknown or closed scan, or its file
+ closed).
+
+ # Safety
+ As SLOG2_Query_window's pointer arguments.
+ */
+int SLOG2_Scan_next(SLOG2_Scan scan, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
+
+/*
+ Rows and info bytes of the batch SLOG2_Scan_next could not write
+ (after SLOG2_ERR_ARRAY_TOO_SMALL): arrays this large take it. 0 and 0 when
+ no batch is waiting. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `n_rows` and `n_info_bytes` are NULL or valid for one int each.
+ */
+int SLOG2_Scan_next_size(SLOG2_Scan scan, int *n_rows, int *n_info_bytes);
+
+/*
+ End a scan, free its buffers and set `*scan` to NULL (also after its file
+ was closed). Returns SLOG2_OK; SLOG2_ERR_NULL_ARG (`scan`),
+ SLOG2_ERR_BAD_HANDLE (unknown or already closed).
+
+ # Safety
+ `scan` is NULL or valid for reading and writing one handle.
+ */
+int SLOG2_Scan_close(SLOG2_Scan *scan);
 
 /*
  Static text for an SLOG2 return code (never NULL).

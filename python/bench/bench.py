@@ -64,10 +64,19 @@ def main():
     a = p.parse_args()
     if a.scan_only:
         with slog2.open(a.file) as f:
-            q = time.perf_counter()
-            n = sum(len(w) for w in f.scan(rows_per_window=a.scan_rows))
-            s = time.perf_counter() - q
-        print(f"{n} rows in {s:.2f} s = {n / s / 1e6:.2f} M rows/s; RssAnon {status()['RssAnon']} MiB")
+            before = status()
+            q, c = time.perf_counter(), time.process_time()
+            n, nb, anon, rfile = 0, 0, 0, 0
+            for w in f.scan(rows_per_window=a.scan_rows):
+                n += len(w)
+                nb += 1
+                if nb % 8 == 0:
+                    st = status()
+                    anon, rfile = max(anon, st["RssAnon"]), max(rfile, st["RssFile"])
+            s, cpu = time.perf_counter() - q, time.process_time() - c
+        print(f"{n} rows in {nb} batches, {s:.3f} s wall = {n / s / 1e6:.2f} M rows/s; CPU {cpu:.3f} s = "
+              f"{n / cpu / 1e6:.2f} M rows/CPU-s; RssAnon MiB before {before['RssAnon']}, max during "
+              f"{anon}; RssFile max {rfile} MiB; load {open('/proc/loadavg').read().split()[0]}")
         return
     cq = build_c()
     f = slog2.open(a.file)

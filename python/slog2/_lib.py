@@ -247,6 +247,13 @@ SLOG2_FUNCTIONS = {
         c_int,
         [_h, c_double, c_double, c_int, _pi, _buf, _buf, _buf, _buf, _buf, _pi, c_int],
     ),
+    "SLOG2_Scan_open": (c_int, [_h, _ph]),
+    "SLOG2_Scan_next": (
+        c_int,
+        [_h, _pi, P(SLOG2_Query_columns), _pi, c_int, _buf, _pi, c_int, P(SLOG2_Query_stats)],
+    ),
+    "SLOG2_Scan_next_size": (c_int, [_h, _pi, _pi]),
+    "SLOG2_Scan_close": (c_int, [_ph]),
     "SLOG2_Get_err_string": (c_char_p, [c_int]),
     "SLOG2_Get_last_error": (c_char_p, []),
 }

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 from ctypes import byref, c_double, c_int
 from dataclasses import dataclass, field
@@ -550,11 +551,88 @@ class File:
 
     def scan(self, rows_per_window: int = 1 << 18, t0: Optional[float] = None,
              t1: Optional[float] = None) -> Iterator[Rows]:
-        """Iterate [t0, t1] (default: the whole file) in consecutive windows of about
-        ``rows_per_window`` drawables, yielding each drawable exactly once: in the
-        window that holds its end time (a composite with its members); with t0/t1
-        given, drawables ending outside [t0, t1] are not yielded. Memory stays flat:
-        one window's columns at a time."""
+        """Iterate over the drawables of the file in :class:`Rows` batches of at most
+        ``rows_per_window`` rows (a composite and its members are never split; a
+        composite larger than that comes alone), yielding each drawable exactly once.
+
+        Without ``t0``/``t1`` this is the library's whole-file scan
+        (``SLOG2_Scan_open``/``SLOG2_Scan_next``): every tree node is read once,
+        sequentially, and decoded straight into the batch's numpy columns, so the
+        cost is that of reading the bytes (BENCHMARKS.md: tens of millions of rows
+        per second). Order: the node blocks in file order (roughly by end time,
+        each node after its children), within a node arrows and events, then states
+        and composites, each in drawing order; batches are **not** sorted by time
+        (sort the columns if you need that). Every stored drawable is yielded, also
+        those a window cannot find (NaN times). A batch's ``t0``/``t1`` are the
+        file's total time.
+
+        With ``t0`` and/or ``t1`` the range [t0, t1] is walked in consecutive
+        windows of about ``rows_per_window`` drawables instead, and each drawable
+        whose end time lies in the range is yielded once, in the window that holds
+        its end time (in drawing order within a window; a batch's ``t0``/``t1`` are
+        its window).
+
+        Memory stays flat: one batch's columns at a time (each batch has its own
+        arrays, so batches may be kept). Closing the file ends the scan (the next
+        batch raises the library's bad-handle error)."""
+        if t0 is None and t1 is None:
+            if isinstance(rows_per_window, bool) or not isinstance(rows_per_window, (int, np.integer)):
+                raise TypeError("rows_per_window must be an int")
+            if rows_per_window < 1:
+                raise ValueError(f"rows_per_window must be >= 1, not {rows_per_window}")
+            return self._scan_all(int(rows_per_window))
+        return self._scan_windows(rows_per_window, t0, t1)
+
+    def _scan_all(self, cap: int) -> Iterator[Rows]:
+        a, b = self.total_time
+        # Info bytes: start at 8 per row, double whenever a batch used over half
+        # (a batch ends when either array is full, so too little info room only
+        # makes batches smaller, never fails).
+        icap = max(self.MIN_INFO, cap * 8)
+        sc = ctypes.c_void_p()
+        check(L.SLOG2_Scan_open(self._h, byref(sc)), "SLOG2_Scan_open")
+        cols = _lib.SLOG2_Query_columns()
+        n, pos, ipos = c_int(), c_int(), c_int()
+        stats = _lib.SLOG2_Query_stats()
+        pool: List[tuple] = []
+        try:
+            while True:
+                bufs = _scan_buffers(pool, cap, icap)
+                for i, (name, _) in enumerate(COLUMNS):
+                    setattr(cols, name, bufs[i].ctypes.data)
+                pos.value = 0
+                ipos.value = 0
+                rc = L.SLOG2_Scan_next(sc, n, cols, pos, len(bufs[0]), bufs[-1].ctypes.data, ipos,
+                                       len(bufs[-1]), stats)
+                if rc == _lib.SLOG2_ERR_EOF:
+                    return
+                if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL:
+                    nr, ni = c_int(), c_int()
+                    check(L.SLOG2_Scan_next_size(sc, byref(nr), byref(ni)), "SLOG2_Scan_next_size")
+                    cap = max(cap, nr.value)
+                    icap = max(icap, ni.value, 1)
+                    continue
+                if rc != 0:
+                    raise error(rc, "SLOG2_Scan_next")
+                k, ni = n.value, ipos.value
+                if 2 * ni > icap:
+                    icap *= 2
+                r = Rows.__new__(Rows)
+                for i, (name, _) in enumerate(COLUMNS):
+                    setattr(r, name, bufs[i][:k])
+                r.info = bufs[-1][:ni]
+                r.nodes_read = stats.nodes_read
+                r.bytes_read = stats.bytes_read
+                r.t0, r.t1, r.depth, r._file, r._weights = a, b, None, self, None
+                del bufs
+                yield r
+                del r  # the caller's batch may now be the only user of its buffers
+        finally:
+            if sc.value:
+                L.SLOG2_Scan_close(byref(sc))
+
+    def _scan_windows(self, rows_per_window: int, t0: Optional[float],
+                      t1: Optional[float]) -> Iterator[Rows]:
         a, b = self.total_time
         lo = a if t0 is None else float(t0)
         hi = b if t1 is None else float(t1)
@@ -579,6 +657,26 @@ class File:
                 yield r
             elif keep.any():
                 yield r.select(keep)
+
+
+def _scan_buffers(pool: List[tuple], cap: int, icap: int) -> tuple:
+    """Column arrays (COLUMNS order) plus an info array for the next scan batch:
+    a set from ``pool`` that nothing outside the pool references any more (the
+    caller dropped that batch: CPython reference counts say so) and is large
+    enough, else a new set. Reusing the same memory batch after batch keeps the
+    scan from faulting fresh pages in for every batch (a quarter of its time when
+    numpy's freed arrays go back to the OS). At most two sets are kept."""
+    if hasattr(sys, "getrefcount"):
+        for t in pool:
+            if len(t[0]) >= cap and len(t[-1]) >= icap and all(
+                sys.getrefcount(t[k]) <= 2 for k in range(len(t))
+            ):
+                return t
+    t = tuple(np.empty(cap, dt) for _, dt in COLUMNS) + (np.empty(icap, np.uint8),)
+    pool.append(t)
+    if len(pool) > 2:
+        del pool[0]
+    return t
 
 
 def open(path) -> File:  # noqa: A001 - the package's public name, like io.open

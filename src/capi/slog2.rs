@@ -176,7 +176,8 @@ struct Cursor {
 }
 
 struct Reader {
-    file: Slog2File,
+    /// Shared with the file's scans (SLOG2_Scan_open).
+    file: std::sync::Arc<Slog2File>,
     cursor: Mutex<Cursor>,
 }
 
@@ -266,7 +267,7 @@ pub unsafe extern "C" fn SLOG2_Open(
                 })))
             }
             b'r' | b'R' => Handle::R(Reader {
-                file: core(Slog2File::open(&path))?,
+                file: std::sync::Arc::new(core(Slog2File::open(&path))?),
                 cursor: Mutex::new(Cursor::default()),
             }),
             _ => return Err(fail(SLOG2_ERR_BAD_ARG, "mode must be 'r' or 'w'")),
@@ -1731,6 +1732,267 @@ pub unsafe extern "C" fn SLOG2_Query_preview_weights(
             *pos += n;
         }
         *n_out = n;
+        Ok(SLOG2_OK)
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Whole-file scan
+
+/// Opaque scan state.
+pub struct SLOG2_Scan_s {
+    _private: [u8; 0],
+}
+
+/// Handle of a whole-file scan (SLOG2_Scan_open).
+pub type SLOG2_Scan = *mut SLOG2_Scan_s;
+
+/// A scan: the core's cursor, the batch it decoded last, and the key of the
+/// file handle it belongs to (checked on every call: closing the file ends
+/// its scans).
+struct ScanHandle {
+    file: usize,
+    state: Mutex<ScanState>,
+}
+
+struct ScanState {
+    scan: crate::read::Scan<std::sync::Arc<Slog2File>>,
+    rows: Rows,
+    /// `rows` holds a batch the caller's arrays could not take yet.
+    pending: bool,
+}
+
+static SCANS: Registry<ScanHandle> = Registry::new();
+
+/// Rows the library decodes at a time inside SLOG2_Scan_next (≈ 1 MiB of
+/// columns: they stay in the CPU cache until copied to the caller).
+const SCAN_SUB_ROWS: usize = 16 * 1024;
+
+/// Run `f` on a scan whose file is still open (under the scan's lock).
+fn scan_op(sc: SLOG2_Scan, f: impl FnOnce(&mut ScanState) -> Res<c_int>) -> c_int {
+    entry::<A>(|| {
+        if sc.is_null() {
+            return Err(fail(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_Scan handle"));
+        }
+        let h = SCANS
+            .get(sc as usize)
+            .ok_or_else(|| fail(SLOG2_ERR_BAD_HANDLE, "unknown or closed SLOG2_Scan handle"))?;
+        if FILES.get(h.file).is_none() {
+            return Err(fail(
+                SLOG2_ERR_BAD_HANDLE,
+                "the SLOG2_File of this scan was closed",
+            ));
+        }
+        let mut st = lock(&h.state);
+        f(&mut st)
+    })
+}
+
+/// Start a whole-file scan of a file open for reading: SLOG2_Scan_next then
+/// returns every drawable of the file exactly once, batch after batch, and
+/// SLOG2_Scan_close ends it. Order: the node blocks in file order (the order
+/// the writer wrote them, a node after its children), in each node its arrows
+/// and events, then its states and composites, each in drawing order; a
+/// composite row is followed by its member rows. Unlike consecutive
+/// SLOG2_Query_window calls, no drawable is returned twice and every stored
+/// drawable is returned (also those with NaN times). Node bytes are read
+/// sequentially with pread (the map is not touched), so memory stays flat.
+/// Scans are independent of each other and of queries on the same file; one
+/// scan handle may be used from any thread (calls serialise on it). `*scan` is
+/// set to the handle, or to NULL on failure. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `scan` is NULL or valid for writing one handle.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) -> c_int {
+    // SAFETY: the caller's promise on `scan`.
+    if let Some(s) = unsafe { scan.as_mut() } {
+        *s = std::ptr::null_mut();
+    }
+    reader(fp, |r| {
+        // SAFETY: the caller's promise on `scan`.
+        let out_scan = unsafe { out::<A, _>(scan, "scan") }?;
+        let h = ScanHandle {
+            file: fp as usize,
+            state: Mutex::new(ScanState {
+                scan: crate::read::Scan::new(r.file.clone()),
+                rows: Rows::default(),
+                pending: false,
+            }),
+        };
+        *out_scan = SCANS.insert(h) as SLOG2_Scan;
+        Ok(SLOG2_OK)
+    })
+}
+
+/// The next batch of the scan, written like SLOG2_Query_window's rows: columns
+/// at `pos` (capacity `max` rows; any column may be NULL), info bytes packed
+/// into `info_base` at `*info_pos` (capacity `info_max`), `*n_out` rows. A
+/// batch is as many whole records as fit in the room left (`max - *pos` rows,
+/// `info_max - *info_pos` bytes), so callers choose the batch size by the
+/// arrays they pass. `stats` (may be NULL) gets the nodes started and the
+/// record bytes decoded by this batch. At the end: SLOG2_ERR_EOF with `*n_out`
+/// 0. When the next record alone does not fit (a composite with more members
+/// than `max`, or more info bytes than the room): SLOG2_ERR_ARRAY_TOO_SMALL,
+/// nothing written, `*n_out` = its rows; SLOG2_Scan_next_size gives rows and
+/// info bytes, and the next call returns that batch. A damaged node:
+/// SLOG2_ERR_FORMAT, and the scan is over (later calls return SLOG2_ERR_EOF).
+/// Returns SLOG2_OK; SLOG2_ERR_EOF, SLOG2_ERR_ARRAY_TOO_SMALL,
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (negative pos/max), SLOG2_ERR_FORMAT,
+/// SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE (unknown or closed scan, or its file
+/// closed).
+///
+/// # Safety
+/// As SLOG2_Query_window's pointer arguments.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Scan_next(
+    scan: SLOG2_Scan,
+    n_out: *mut c_int,
+    columns: *const SLOG2_Query_columns,
+    pos: *mut c_int,
+    max: c_int,
+    info_base: *mut c_char,
+    info_pos: *mut c_int,
+    info_max: c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> c_int {
+    scan_op(scan, |st| {
+        // SAFETY: the caller's promises on `n_out`, `columns`, `pos`,
+        // `info_pos`; nothing is written here.
+        let n_out = unsafe {
+            let n_out = out::<A, _>(n_out, "n_out")?;
+            input::<A, _>(columns, "columns")?;
+            room::<A>(pos, max, 0, "rows")?;
+            room::<A>(info_pos, info_max, 0, "info")?;
+            n_out
+        };
+        // No info array: no room for info bytes (a record with info then
+        // fails below with nothing written, as in SLOG2_Query_window).
+        let info_cap = if info_base.is_null() {
+            0
+        } else {
+            info_max as usize
+        };
+        // Decode in sub-batches of at most SCAN_SUB_ROWS rows, each copied
+        // into the caller's arrays at once: the library's own columns stay
+        // small enough for the CPU cache whatever the caller's batch size.
+        let (mut wrote, mut nodes, mut bytes) = (0usize, 0usize, 0u64);
+        let mut eof = false;
+        loop {
+            // SAFETY: checked non-NULL by `room` above.
+            let (p, ip) = unsafe { (*pos as usize, *info_pos as usize) };
+            if !st.pending {
+                let room_rows = (max as usize).saturating_sub(p);
+                if wrote > 0 && room_rows == 0 {
+                    break;
+                }
+                let room_info = info_cap.saturating_sub(ip);
+                let more = core(st.scan.next_into(
+                    &mut st.rows,
+                    room_rows.min(SCAN_SUB_ROWS),
+                    room_info,
+                ))?;
+                if !more {
+                    eof = true;
+                    break;
+                }
+                st.pending = true;
+            }
+            let fits = p + st.rows.len() <= max as usize && ip + st.rows.info.len() <= info_cap;
+            if !fits && wrote > 0 {
+                break; // the next call starts with this batch
+            }
+            let mut n = 0;
+            // SAFETY: the caller's promises (see # Safety); nothing is
+            // written unless the whole sub-batch fits.
+            unsafe {
+                fill_rows(
+                    &st.rows,
+                    &mut n,
+                    columns,
+                    pos,
+                    max,
+                    info_base,
+                    info_pos,
+                    info_max,
+                    std::ptr::null_mut(),
+                )
+            }
+            .inspect_err(|_| *n_out = n)?;
+            st.pending = false;
+            wrote += st.rows.len();
+            nodes += st.rows.stats.nodes_read;
+            bytes += st.rows.stats.bytes_read;
+        }
+        *n_out = c_len::<A>(wrote, "rows")?;
+        // SAFETY: the caller's promise on `stats`.
+        unsafe {
+            set_opt(
+                stats,
+                SLOG2_Query_stats {
+                    nodes_read: c_int::try_from(nodes).unwrap_or(c_int::MAX),
+                    bytes_read: i64::try_from(bytes).unwrap_or(i64::MAX),
+                },
+            )
+        };
+        if wrote == 0 && eof {
+            return Err(fail(SLOG2_ERR_EOF, "the scan has returned every drawable"));
+        }
+        Ok(SLOG2_OK)
+    })
+}
+
+/// Rows and info bytes of the batch SLOG2_Scan_next could not write
+/// (after SLOG2_ERR_ARRAY_TOO_SMALL): arrays this large take it. 0 and 0 when
+/// no batch is waiting. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_HANDLE.
+///
+/// # Safety
+/// `n_rows` and `n_info_bytes` are NULL or valid for one int each.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Scan_next_size(
+    scan: SLOG2_Scan,
+    n_rows: *mut c_int,
+    n_info_bytes: *mut c_int,
+) -> c_int {
+    scan_op(scan, |st| {
+        // SAFETY: the caller's promises.
+        let (nr, ni) = unsafe {
+            (
+                out::<A, _>(n_rows, "n_rows")?,
+                out::<A, _>(n_info_bytes, "n_info_bytes")?,
+            )
+        };
+        let (r, i) = if st.pending {
+            (st.rows.len(), st.rows.info.len())
+        } else {
+            (0, 0)
+        };
+        *nr = c_len::<A>(r, "rows")?;
+        *ni = c_len::<A>(i, "info bytes")?;
+        Ok(SLOG2_OK)
+    })
+}
+
+/// End a scan, free its buffers and set `*scan` to NULL (also after its file
+/// was closed). Returns SLOG2_OK; SLOG2_ERR_NULL_ARG (`scan`),
+/// SLOG2_ERR_BAD_HANDLE (unknown or already closed).
+///
+/// # Safety
+/// `scan` is NULL or valid for reading and writing one handle.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Scan_close(scan: *mut SLOG2_Scan) -> c_int {
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `scan`.
+        let s = unsafe { out::<A, _>(scan, "scan") }?;
+        if s.is_null() || SCANS.remove(*s as usize).is_none() {
+            return Err(fail(
+                SLOG2_ERR_BAD_HANDLE,
+                "unknown or closed SLOG2_Scan handle",
+            ));
+        }
+        *s = std::ptr::null_mut();
         Ok(SLOG2_OK)
     })
 }
