@@ -651,7 +651,9 @@ int SLOG2_Scan_open(SLOG2_File fp, SLOG2_Scan *scan);
  into `info_base` at `*info_pos` (capacity `info_max`), `*n_out` rows. A
  batch is as many whole records as fit in the room left (`max - *pos` rows,
  `info_max - *info_pos` bytes), so callers choose the batch size by the
- arrays they pass. `stats` (may be NULL) gets the nodes started and the
+ arrays they pass. `parent` rows are numbered from the first row this call
+ writes (row 0 = the row at the entry value of `*pos`), as in
+ SLOG2_Query_window; info offsets index `info_base`. `stats` (may be NULL) gets the nodes started and the
  record bytes decoded by this batch. At the end: SLOG2_ERR_EOF with `*n_out`
  0. When the next record alone does not fit (a composite with more members
  than `max`, or more info bytes than the room): SLOG2_ERR_ARRAY_TOO_SMALL,

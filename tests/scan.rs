@@ -150,7 +150,11 @@ fn check_file(f: &Slog2File) {
     );
     for (rows, info) in [(1, usize::MAX), (3, 5), (0, 0), (7, 64), (1000, 3)] {
         let b = scan_batched(f, rows, info);
-        assert_eq!(records(&b), records(&scan), "batches of {rows} rows / {info} bytes");
+        assert_eq!(
+            records(&b),
+            records(&scan),
+            "batches of {rows} rows / {info} bytes"
+        );
     }
 }
 
@@ -232,13 +236,20 @@ fn scan_equals_window_on_every_fixture() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
     let mut files = Vec::new();
     fixtures(&root, &mut files);
-    assert!(files.len() >= 10, "fixtures missing under {}", root.display());
+    assert!(
+        files.len() >= 10,
+        "fixtures missing under {}",
+        root.display()
+    );
     let mut checked = 0;
     for p in &files {
         // Some fixtures are damaged on purpose: those must fail to open or
         // fail the same way in both paths.
         let Ok(f) = Slog2File::open(p) else { continue };
-        match (f.scan_rows(), f.window_rows(f64::NEG_INFINITY, f64::INFINITY)) {
+        match (
+            f.scan_rows(),
+            f.window_rows(f64::NEG_INFINITY, f64::INFINITY),
+        ) {
             (Ok(_), Ok(_)) => {
                 check_file(&f);
                 checked += 1;
@@ -276,7 +287,10 @@ fn mapped_and_in_memory_scans_agree_over_many_chunks() {
     }
     w.finish().unwrap();
     let len = std::fs::metadata(&path).unwrap().len();
-    assert!(len > 16 << 20, "file of {len} bytes: want several 8 MiB reads");
+    assert!(
+        len > 16 << 20,
+        "file of {len} bytes: want several 8 MiB reads"
+    );
     let mapped = Slog2File::open(&path).unwrap();
     let owned = Slog2File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
     let a = scan_batched(&mapped, 1 << 16, usize::MAX);

@@ -1471,12 +1471,15 @@ unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item =
 }
 
 /// Write a query's rows into the caller's columns (see SLOG2_Query_window).
+/// `parent_base` is added to the parent rows (0 for a query; a scan writing
+/// several batches in one call numbers them from the call's first row).
 ///
 /// # Safety
 /// As SLOG2_Query_window's pointer arguments.
 #[allow(clippy::too_many_arguments)]
 unsafe fn fill_rows(
     rows: &Rows,
+    parent_base: c_int,
     n_out: *mut c_int,
     cols: *const SLOG2_Query_columns,
     pos: *mut c_int,
@@ -1524,7 +1527,13 @@ unsafe fn fill_rows(
         column(cols.time1, p0, rows.time1.iter().copied());
         column(cols.line0, p0, rows.line0.iter().copied());
         column(cols.line1, p0, rows.line1.iter().copied());
-        column(cols.parent, p0, rows.parent.iter().copied());
+        column(
+            cols.parent,
+            p0,
+            rows.parent
+                .iter()
+                .map(|&p| if p >= 0 { p + parent_base } else { p }),
+        );
         column(cols.num_real, p0, rows.num_real.iter().copied());
         column(
             cols.info_offset,
@@ -1591,7 +1600,7 @@ pub unsafe extern "C" fn SLOG2_Query_window(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
+                &rows, 0, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
             )
         }
     })
@@ -1663,7 +1672,7 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
+                &rows, 0, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
             )
         }
     })
@@ -1831,7 +1840,9 @@ pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) 
 /// into `info_base` at `*info_pos` (capacity `info_max`), `*n_out` rows. A
 /// batch is as many whole records as fit in the room left (`max - *pos` rows,
 /// `info_max - *info_pos` bytes), so callers choose the batch size by the
-/// arrays they pass. `stats` (may be NULL) gets the nodes started and the
+/// arrays they pass. `parent` rows are numbered from the first row this call
+/// writes (row 0 = the row at the entry value of `*pos`), as in
+/// SLOG2_Query_window; info offsets index `info_base`. `stats` (may be NULL) gets the nodes started and the
 /// record bytes decoded by this batch. At the end: SLOG2_ERR_EOF with `*n_out`
 /// 0. When the next record alone does not fit (a composite with more members
 /// than `max`, or more info bytes than the room): SLOG2_ERR_ARRAY_TOO_SMALL,
@@ -1909,6 +1920,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
             unsafe {
                 fill_rows(
                     &st.rows,
+                    c_len::<A>(wrote, "rows")?,
                     &mut n,
                     columns,
                     pos,
