@@ -98,16 +98,14 @@ const MMAP_THRESHOLD: u64 = 64 * 1024;
 const MAP_TRIM_BYTES: u64 = 256 << 20;
 
 enum Backing {
-    /// The map and the open file behind it (the whole-file scan reads the
-    /// file with `pread` rather than faulting the map in, see [`scan`]).
-    Mapped(memmap2::Mmap, std::fs::File),
+    Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m, _) => m,
+            Backing::Mapped(m) => m,
             Backing::Owned(v) => v,
         }
     }
@@ -223,7 +221,7 @@ impl Slog2File {
             // remaining hazard (the file being truncated by another process
             // while mapped) is documented in the module docs.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            Backing::Mapped(map, file)
+            Backing::Mapped(map)
         };
         Self::from_backing(backing, Some(path.to_path_buf()))
     }
@@ -324,11 +322,11 @@ impl Slog2File {
     // -----------------------------------------------------------------------
     // Metadata
 
-    /// The open file behind a memory-mapped file; `None` for files held in
-    /// memory (see [`scan`] for why a scan reads it with `pread`).
-    pub(crate) fn mapped_file(&self) -> Option<&std::fs::File> {
+    /// The map of a memory-mapped file; `None` for files held in memory
+    /// (the whole-file scan advises the kernel on it, see [`scan`]).
+    pub(crate) fn map(&self) -> Option<&memmap2::Mmap> {
         match &self.backing {
-            Backing::Mapped(_, f) => Some(f),
+            Backing::Mapped(m) => Some(m),
             Backing::Owned(_) => None,
         }
     }
@@ -495,7 +493,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(map, _) = &self.backing else {
+        let Backing::Mapped(map) = &self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
