@@ -303,6 +303,7 @@ impl<'a> Decoder<'a> {
         Error::malformed(self.what, self.offset(), detail)
     }
 
+    #[inline]
     fn take<const N: usize>(&mut self) -> Result<[u8; N]> {
         let have = self.remaining();
         if have < N {
@@ -319,6 +320,7 @@ impl<'a> Decoder<'a> {
         Ok(a)
     }
 
+    #[inline]
     pub fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         let have = self.remaining();
         if have < n {
@@ -342,24 +344,31 @@ impl<'a> Decoder<'a> {
         self.bytes(n).map(|_| ())
     }
 
+    #[inline]
     pub fn u8(&mut self) -> Result<u8> {
         Ok(self.take::<1>()?[0])
     }
+    #[inline]
     pub fn i8(&mut self) -> Result<i8> {
         Ok(self.take::<1>()?[0] as i8)
     }
+    #[inline]
     pub fn i16(&mut self) -> Result<i16> {
         Ok(i16::from_be_bytes(self.take()?))
     }
+    #[inline]
     pub fn i32(&mut self) -> Result<i32> {
         Ok(i32::from_be_bytes(self.take()?))
     }
+    #[inline]
     pub fn i64(&mut self) -> Result<i64> {
         Ok(i64::from_be_bytes(self.take()?))
     }
+    #[inline]
     pub fn f32(&mut self) -> Result<f32> {
         Ok(f32::from_be_bytes(self.take()?))
     }
+    #[inline]
     pub fn f64(&mut self) -> Result<f64> {
         Ok(f64::from_be_bytes(self.take()?))
     }
@@ -1202,6 +1211,7 @@ fn visit_primitive_checked(
 
 /// Decode one drawable record (tag included) into `sink`: the same checks
 /// and values as [`decode_drawable`], without allocating.
+#[inline(always)]
 pub fn visit_drawable(d: &mut Decoder, sink: &mut impl RecordSink) -> Result<()> {
     let at = d.offset();
     match d.u8()? {
@@ -1298,7 +1308,7 @@ impl RecordWalk {
     /// Decode the next record of `block` (the block this walk was started
     /// on) into `sink`; `Ok(false)` when both lists are done. Records come
     /// with the same checks and values as [`visit_drawable`].
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self, block: &[u8], base: u64, sink: &mut impl RecordSink) -> Result<bool> {
         if self.pos > block.len() {
             return Err(Error::malformed(

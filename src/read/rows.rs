@@ -252,6 +252,7 @@ impl Rows {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(super) fn push_row(
         &mut self,
         kind: u8,
@@ -273,7 +274,9 @@ impl Rows {
         self.line1.push(line1);
         self.parent.push(parent);
         self.num_real.push(num_real);
-        self.info.extend_from_slice(info);
+        if !info.is_empty() {
+            self.info.extend_from_slice(info);
+        }
         // Info of one query is bounded by the file's bytes (< 4 GiB of info
         // per window is checked by the callers that need 32-bit offsets).
         self.info_offset.push(self.info.len() as u32);
