@@ -241,6 +241,51 @@ def test_scan_keeps_composites_whole():
                 assert np.sum(p.parent == c) == p.num_real[c]
 
 
+def test_scan_is_the_library_scan_in_bounded_batches(synth_file):
+    """Whole-file scan: batches of at most rows_per_window rows from SLOG2_Scan_next,
+    every drawable once (the window over everything, as a multiset of rows), batches
+    that are kept stay intact while later ones reuse dropped buffers."""
+    with slog2.open(synth_file) as f:
+        whole = f.window(*f.total_time)
+        kept = list(f.scan(rows_per_window=7000))
+        assert all(0 < len(p) <= 7000 for p in kept)
+        assert sum(p.nodes_read for p in kept) == len(f.tree)
+        cols = ("start", "end", "time0", "time1", "category", "line0", "line1", "kind")
+
+        def table(parts):
+            a = np.rec.fromarrays([np.concatenate([getattr(p, c) for p in parts]) for c in cols],
+                                  names=cols)
+            return np.sort(a, order=list(cols))
+
+        assert np.array_equal(table(kept), table([whole]))
+        # Consumed one at a time (each batch dropped): the same rows, same order.
+        seen = [(p.start.copy(), p.category.copy()) for p in f.scan(rows_per_window=7000)]
+        assert len(seen) == len(kept)
+        for (s, c), p in zip(seen, kept):
+            assert np.array_equal(s, p.start) and np.array_equal(c, p.category)
+
+
+def test_scan_of_a_range_yields_drawables_ending_in_it(synth_file):
+    with slog2.open(synth_file) as f:
+        a, b = f.total_time
+        lo, hi = a + (b - a) * 0.3, a + (b - a) * 0.4
+        parts = list(f.scan(rows_per_window=5000, t0=lo, t1=hi))
+        end = np.concatenate([p.end for p in parts])
+        assert np.all((end >= lo) & (end <= hi))
+        w = f.window(lo, hi)
+        assert len(end) == int(np.sum((w.end >= lo) & (w.end <= hi)))
+
+
+def test_closing_the_file_ends_its_scan(synth_file):
+    f = slog2.open(synth_file)
+    it = f.scan(rows_per_window=1000)
+    next(it)
+    f.close()
+    with pytest.raises(slog2.ClosedError, match="was closed"):
+        next(it)
+    it.close()
+
+
 def test_window_is_one_c_call_in_steady_state(monkeypatch, synth_file):
     from slog2 import _lib
 
