@@ -1,7 +1,8 @@
 """Python window-query benchmarks (BENCHMARKS.md, "Python window queries").
 
     python python/bench/bench.py FILE [--count 400] [--width 0.001] [--rounds 3] [--scan-rows 262144]
-    python python/bench/bench.py FILE --scan-only     # just the scan (farm-bench A/B against cquery)
+    python python/bench/bench.py FILE --scan-only     # just File.scan(): rows/s wall and CPU, RSS
+    python python/bench/bench.py FILE --scan-only --windowed   # the same in consecutive windows
 
 1. ~1,000-drawable windows: ``File.window()`` vs the same SLOG2_Query_window calls
    from C (python/bench/cquery.c, built here with cc), same windows, alternating
@@ -61,13 +62,17 @@ def main():
     p.add_argument("--no-scan", action="store_true")
     p.add_argument("--scan-only", action="store_true",
                    help="only File.scan() the file and print rows/s (for farm-bench A/B runs)")
+    p.add_argument("--windowed", action="store_true",
+                   help="with --scan-only: scan in consecutive windows (File.scan(t0=, t1=), the "
+                        "pre-SLOG2_Scan path) instead of the library's whole-file scan")
     a = p.parse_args()
     if a.scan_only:
         with slog2.open(a.file) as f:
             before = status()
             q, c = time.perf_counter(), time.process_time()
             n, nb, anon, rfile = 0, 0, 0, 0
-            for w in f.scan(rows_per_window=a.scan_rows):
+            rng = f.total_time if a.windowed else (None, None)
+            for w in f.scan(a.scan_rows, *rng):
                 n += len(w)
                 nb += 1
                 if nb % 8 == 0:
