@@ -49,7 +49,7 @@
 //!   record larger than the limits comes alone (the C API then reports the
 //!   room it needs).
 //! * **A tight decoder.** Records are decoded by
-//!   [`format::RecordWalk`] / [`format::visit_drawable`] (one bounds check per
+//!   [`crate::format::RecordWalk`] / [`crate::format::visit_drawable`] (one bounds check per
 //!   well-formed primitive, then fixed-offset reads) into [`Rows`] through a
 //!   sink that computes a composite's box from its members — the same values
 //!   a window's record keys give (tests/scan.rs compares the two).
