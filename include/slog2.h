@@ -634,8 +634,11 @@ int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, 
  composite row is followed by its member rows. Unlike consecutive
  SLOG2_Query_window calls, no drawable is returned twice and every stored
  drawable is returned (also those with NaN times). Node bytes are read
- sequentially with pread (the map is not touched), so memory stays flat.
- Scans are independent of each other and of queries on the same file; one
+ sequentially, one ≈ 8 MiB chunk of the map at a time, so memory stays
+ flat. A thread of the scan's own decodes up to two sub-batches of 16 k
+ rows ahead, overlapping the copy into the caller's arrays and the
+ caller's work; it stops at SLOG2_Scan_close (which also frees the file's
+ data if SLOG2_Close came first). Scans are independent of each other and of queries on the same file; one
  scan handle may be used from any thread (calls serialise on it). `*scan` is
  set to the handle, or to NULL on failure. Returns SLOG2_OK;
  SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.

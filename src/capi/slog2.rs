@@ -1480,6 +1480,7 @@ unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item =
 unsafe fn fill_rows(
     rows: &Rows,
     parent_base: c_int,
+    range: std::ops::Range<usize>,
     n_out: *mut c_int,
     cols: *const SLOG2_Query_columns,
     pos: *mut c_int,
@@ -1489,8 +1490,12 @@ unsafe fn fill_rows(
     info_max: c_int,
     stats: *mut SLOG2_Query_stats,
 ) -> Res<c_int> {
-    let n = c_len::<A>(rows.len(), "rows")?;
-    c_len::<A>(rows.info.len(), "info bytes")?;
+    let (r0, r1) = (range.start, range.end);
+    let (i0, i1) = (rows.info_offset[r0] as usize, rows.info_offset[r1] as usize);
+    let info = &rows.info[i0..i1];
+    let nrows = r1 - r0;
+    let n = c_len::<A>(nrows, "rows")?;
+    c_len::<A>(info.len(), "info bytes")?;
     // SAFETY: the caller's promises; every array is checked before writing.
     let (n_out, cols) = unsafe {
         (
@@ -1501,9 +1506,8 @@ unsafe fn fill_rows(
     // The columns share `pos`/`max`; the info bytes have their own array.
     // SAFETY: as above.
     let checked = unsafe {
-        room::<A>(pos, max, rows.len(), "rows").and_then(|p0| {
-            slots::<A, c_char>(info_base, info_pos, info_max, rows.info.len(), "info")
-                .map(|i| (p0, i))
+        room::<A>(pos, max, nrows, "rows").and_then(|p0| {
+            slots::<A, c_char>(info_base, info_pos, info_max, info.len(), "info").map(|i| (p0, i))
         })
     };
     let (p0, info_room) = match checked {
@@ -1515,38 +1519,49 @@ unsafe fn fill_rows(
     };
     // SAFETY: `info_pos` was checked non-NULL by `slots`.
     let ip0 = unsafe { *info_pos };
-    let spans = rows.info_offset.windows(2);
+    let spans = rows.info_offset[r0..=r1].windows(2);
+    let ib = i0 as u32;
     // SAFETY: each non-NULL column holds `max` >= p0 + n elements (caller,
     // checked against `max`); `pos` and `stats` as promised.
     unsafe {
-        column(cols.kind, p0, rows.kind.iter().map(|&k| c_int::from(k)));
-        column(cols.category, p0, rows.category.iter().copied());
-        column(cols.start, p0, rows.start.iter().copied());
-        column(cols.end, p0, rows.end.iter().copied());
-        column(cols.time0, p0, rows.time0.iter().copied());
-        column(cols.time1, p0, rows.time1.iter().copied());
-        column(cols.line0, p0, rows.line0.iter().copied());
-        column(cols.line1, p0, rows.line1.iter().copied());
+        column(
+            cols.kind,
+            p0,
+            rows.kind[r0..r1].iter().map(|&k| c_int::from(k)),
+        );
+        column(cols.category, p0, rows.category[r0..r1].iter().copied());
+        column(cols.start, p0, rows.start[r0..r1].iter().copied());
+        column(cols.end, p0, rows.end[r0..r1].iter().copied());
+        column(cols.time0, p0, rows.time0[r0..r1].iter().copied());
+        column(cols.time1, p0, rows.time1[r0..r1].iter().copied());
+        column(cols.line0, p0, rows.line0[r0..r1].iter().copied());
+        column(cols.line1, p0, rows.line1[r0..r1].iter().copied());
+        // Parents relative to the range's first row, plus the caller's base.
+        let pb = parent_base - r0 as c_int;
         column(
             cols.parent,
             p0,
-            rows.parent
+            rows.parent[r0..r1]
                 .iter()
-                .map(|&p| if p >= 0 { p + parent_base } else { p }),
+                .map(|&p| if p >= 0 { p + pb } else { p }),
         );
-        column(cols.num_real, p0, rows.num_real.iter().copied());
+        column(cols.num_real, p0, rows.num_real[r0..r1].iter().copied());
         column(
             cols.info_offset,
             p0,
-            spans
-                .clone()
-                .map(|w| if w[1] > w[0] { ip0 + w[0] as c_int } else { -1 }),
+            spans.clone().map(|w| {
+                if w[1] > w[0] {
+                    ip0 + (w[0] - ib) as c_int
+                } else {
+                    -1
+                }
+            }),
         );
         column(cols.info_len, p0, spans.map(|w| (w[1] - w[0]) as c_int));
         put_stats(stats, rows);
         *pos += n;
     }
-    info_room.fill(rows.info.iter().map(|&b| b as c_char));
+    info_room.fill(info.iter().map(|&b| b as c_char));
     *n_out = n;
     Ok(SLOG2_OK)
 }
@@ -1600,7 +1615,17 @@ pub unsafe extern "C" fn SLOG2_Query_window(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows, 0, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
+                &rows,
+                0,
+                0..rows.len(),
+                n_out,
+                columns,
+                pos,
+                max,
+                info_base,
+                info_pos,
+                info_max,
+                stats,
             )
         }
     })
@@ -1672,7 +1697,17 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows, 0, n_out, columns, pos, max, info_base, info_pos, info_max, stats,
+                &rows,
+                0,
+                0..rows.len(),
+                n_out,
+                columns,
+                pos,
+                max,
+                info_base,
+                info_pos,
+                info_max,
+                stats,
             )
         }
     })
@@ -1764,11 +1799,84 @@ struct ScanHandle {
     state: Mutex<ScanState>,
 }
 
+/// The C side of a scan. A worker thread owns the core's cursor and decodes
+/// sub-batches of SCAN_SUB_ROWS rows ahead (at most two waiting), so that on
+/// a machine with a core to spare decoding overlaps the copying into the
+/// caller's arrays and the caller's own work; SLOG2_Scan_next hands out whole
+/// records of those sub-batches as the caller's room allows.
 struct ScanState {
-    scan: crate::read::Scan<std::sync::Arc<Slog2File>>,
-    rows: Rows,
-    /// `rows` holds a batch the caller's arrays could not take yet.
-    pending: bool,
+    /// Decoded sub-batches in scan order; an empty one marks the end.
+    rx: std::sync::mpsc::Receiver<crate::Result<Rows>>,
+    /// Spent sub-batches back to the worker (their memory is reused).
+    back: std::sync::mpsc::SyncSender<Rows>,
+    /// The sub-batch being handed out and its first row not yet returned.
+    cur: Rows,
+    at: usize,
+    /// The end was reached (or an error reported).
+    done: bool,
+    /// An error met after rows were written in the same call: returned by
+    /// the next call.
+    err: Option<crate::Error>,
+    /// Rows and info bytes of the record that did not fit (for
+    /// SLOG2_Scan_next_size).
+    need: Option<(usize, usize)>,
+}
+
+/// The worker: decode sub-batches until the end, an error, or the scan is
+/// closed (the receiver dropped). It holds the file (an `Arc`), so the map
+/// stays valid while it runs.
+fn scan_worker(
+    mut scan: crate::read::Scan<std::sync::Arc<Slog2File>>,
+    tx: std::sync::mpsc::SyncSender<crate::Result<Rows>>,
+    back: std::sync::mpsc::Receiver<Rows>,
+) {
+    loop {
+        let mut rows = back.try_recv().unwrap_or_default();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scan.next_into(&mut rows, SCAN_SUB_ROWS, usize::MAX)
+        }));
+        let msg = match r {
+            Ok(Ok(true)) => Ok(rows),
+            Ok(Ok(false)) => Ok(Rows::default()),
+            Ok(Err(e)) => Err(e),
+            // A panic here would be a bug: end the scan; the caller sees the
+            // channel closed and reports SLOG2_ERR_PANIC.
+            Err(_) => return,
+        };
+        let last = !matches!(&msg, Ok(r) if !r.is_empty());
+        if tx.send(msg).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// The end of the longest run of whole records of `r` from row `at` that
+/// fits in `rows` rows and `info` bytes (`at` when not even one fits).
+fn fitting(r: &Rows, at: usize, rows: usize, info: usize) -> usize {
+    let mut end = r.len().min(at.saturating_add(rows));
+    // Back to a record boundary: a member row never starts a record.
+    while end > at && end < r.len() && r.parent[end] >= 0 {
+        end -= 1;
+    }
+    let ib = r.info_offset[at] as usize;
+    if r.info_offset[end] as usize - ib > info {
+        // Info offsets grow with the row: the last row whose info fits.
+        let lim = (ib + info) as u64;
+        end = at + r.info_offset[at..=end].partition_point(|&o| (o as u64) <= lim) - 1;
+        while end > at && end < r.len() && r.parent[end] >= 0 {
+            end -= 1;
+        }
+    }
+    end
+}
+
+/// Rows and info bytes of the record starting at row `at` of `r`.
+fn record_size(r: &Rows, at: usize) -> (usize, usize) {
+    let mut end = at + 1;
+    while end < r.len() && r.parent[end] >= 0 {
+        end += 1;
+    }
+    (end - at, (r.info_offset[end] - r.info_offset[at]) as usize)
 }
 
 static SCANS: Registry<ScanHandle> = Registry::new();
@@ -1805,8 +1913,11 @@ fn scan_op(sc: SLOG2_Scan, f: impl FnOnce(&mut ScanState) -> Res<c_int>) -> c_in
 /// composite row is followed by its member rows. Unlike consecutive
 /// SLOG2_Query_window calls, no drawable is returned twice and every stored
 /// drawable is returned (also those with NaN times). Node bytes are read
-/// sequentially with pread (the map is not touched), so memory stays flat.
-/// Scans are independent of each other and of queries on the same file; one
+/// sequentially, one ≈ 8 MiB chunk of the map at a time, so memory stays
+/// flat. A thread of the scan's own decodes up to two sub-batches of 16 k
+/// rows ahead, overlapping the copy into the caller's arrays and the
+/// caller's work; it stops at SLOG2_Scan_close (which also frees the file's
+/// data if SLOG2_Close came first). Scans are independent of each other and of queries on the same file; one
 /// scan handle may be used from any thread (calls serialise on it). `*scan` is
 /// set to the handle, or to NULL on failure. Returns SLOG2_OK;
 /// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
@@ -1822,12 +1933,23 @@ pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) 
     reader(fp, |r| {
         // SAFETY: the caller's promise on `scan`.
         let out_scan = unsafe { out::<A, _>(scan, "scan") }?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let (back, back_rx) = std::sync::mpsc::sync_channel(4);
+        let scan = crate::read::Scan::new(r.file.clone());
+        std::thread::Builder::new()
+            .name("slog2-scan".into())
+            .spawn(move || scan_worker(scan, tx, back_rx))
+            .map_err(|e| fail(SLOG2_ERR_IO, format!("cannot start the scan thread: {e}")))?;
         let h = ScanHandle {
             file: fp as usize,
             state: Mutex::new(ScanState {
-                scan: crate::read::Scan::new(r.file.clone()),
-                rows: Rows::default(),
-                pending: false,
+                rx,
+                back,
+                cur: Rows::default(),
+                at: 0,
+                done: false,
+                err: None,
+                need: None,
             }),
         };
         *out_scan = SCANS.insert(h) as SLOG2_Scan;
@@ -1885,42 +2007,74 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
         } else {
             info_max as usize
         };
-        // Decode in sub-batches of at most SCAN_SUB_ROWS rows, each copied
-        // into the caller's arrays at once: the library's own columns stay
-        // small enough for the CPU cache whatever the caller's batch size.
+        if let Some(e) = st.err.take() {
+            return Err(fail_with::<A>(e));
+        }
+        // Whole records of the worker's sub-batches, as many as fit.
         let (mut wrote, mut nodes, mut bytes) = (0usize, 0usize, 0u64);
-        let mut eof = false;
         loop {
             // SAFETY: checked non-NULL by `room` above.
             let (p, ip) = unsafe { (*pos as usize, *info_pos as usize) };
-            if !st.pending {
-                let room_rows = (max as usize).saturating_sub(p);
-                if wrote > 0 && room_rows == 0 {
+            let room_rows = (max as usize).saturating_sub(p);
+            let room_info = info_cap.saturating_sub(ip);
+            if st.at >= st.cur.len() {
+                if st.done || (wrote > 0 && room_rows == 0) {
                     break;
                 }
-                let room_info = info_cap.saturating_sub(ip);
-                let more = core(st.scan.next_into(
-                    &mut st.rows,
-                    room_rows.min(SCAN_SUB_ROWS),
-                    room_info,
-                ))?;
-                if !more {
-                    eof = true;
-                    break;
+                let spent = std::mem::take(&mut st.cur);
+                let _ = st.back.try_send(spent);
+                st.at = 0;
+                match st.rx.recv() {
+                    Ok(Ok(r)) if r.is_empty() => {
+                        st.done = true;
+                        break;
+                    }
+                    Ok(Ok(r)) => {
+                        nodes += r.stats.nodes_read;
+                        bytes += r.stats.bytes_read;
+                        st.cur = r;
+                    }
+                    Ok(Err(e)) => {
+                        st.done = true;
+                        if wrote > 0 {
+                            st.err = Some(e);
+                            break;
+                        }
+                        return Err(fail_with::<A>(e));
+                    }
+                    Err(_) => {
+                        st.done = true;
+                        return Err(fail(
+                            SLOG2_ERR_PANIC,
+                            "the scan thread stopped unexpectedly",
+                        ));
+                    }
                 }
-                st.pending = true;
             }
-            let fits = p + st.rows.len() <= max as usize && ip + st.rows.info.len() <= info_cap;
-            if !fits && wrote > 0 {
-                break; // the next call starts with this batch
+            let end = fitting(&st.cur, st.at, room_rows, room_info);
+            if end == st.at {
+                if wrote > 0 {
+                    break; // the next call starts with this record
+                }
+                let (nr, ni) = record_size(&st.cur, st.at);
+                st.need = Some((nr, ni));
+                *n_out = c_len::<A>(nr, "rows")?;
+                return Err(fail(
+                    SLOG2_ERR_ARRAY_TOO_SMALL,
+                    format!(
+                        "scan: the next record needs {nr} rows and {ni} info bytes; \
+                         the arrays have room for {room_rows} and {room_info}"
+                    ),
+                ));
             }
             let mut n = 0;
-            // SAFETY: the caller's promises (see # Safety); nothing is
-            // written unless the whole sub-batch fits.
+            // SAFETY: the caller's promises (see # Safety); the range was
+            // sized to the room, so everything fits and is written.
             unsafe {
                 fill_rows(
-                    &st.rows,
+                    &st.cur,
                     c_len::<A>(wrote, "rows")?,
+                    st.at..end,
                     &mut n,
                     columns,
                     pos,
@@ -1932,10 +2086,12 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
                 )
             }
             .inspect_err(|_| *n_out = n)?;
-            st.pending = false;
-            wrote += st.rows.len();
-            nodes += st.rows.stats.nodes_read;
-            bytes += st.rows.stats.bytes_read;
+            st.need = None;
+            wrote += end - st.at;
+            st.at = end;
+            if st.at < st.cur.len() {
+                break; // room exhausted
+            }
         }
         *n_out = c_len::<A>(wrote, "rows")?;
         // SAFETY: the caller's promise on `stats`.
@@ -1948,7 +2104,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
                 },
             )
         };
-        if wrote == 0 && eof {
+        if wrote == 0 {
             return Err(fail(SLOG2_ERR_EOF, "the scan has returned every drawable"));
         }
         Ok(SLOG2_OK)
@@ -1976,11 +2132,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next_size(
                 out::<A, _>(n_info_bytes, "n_info_bytes")?,
             )
         };
-        let (r, i) = if st.pending {
-            (st.rows.len(), st.rows.info.len())
-        } else {
-            (0, 0)
-        };
+        let (r, i) = st.need.unwrap_or((0, 0));
         *nr = c_len::<A>(r, "rows")?;
         *ni = c_len::<A>(i, "info bytes")?;
         Ok(SLOG2_OK)
