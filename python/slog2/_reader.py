@@ -552,8 +552,9 @@ class File:
     def scan(self, rows_per_window: int = 1 << 18, t0: Optional[float] = None,
              t1: Optional[float] = None) -> Iterator[Rows]:
         """Iterate over the drawables of the file in :class:`Rows` batches of at most
-        ``rows_per_window`` rows (a composite and its members are never split; a
-        composite larger than that comes alone), yielding each drawable exactly once.
+        ``rows_per_window`` rows, yielding each drawable exactly once (a composite and
+        its members are never split; after a composite with more rows than that, the
+        batch arrays grow to hold it and later batches may be that large).
 
         Without ``t0``/``t1`` this is the library's whole-file scan
         (``SLOG2_Scan_open``/``SLOG2_Scan_next``): every tree node is read once,
