@@ -17,7 +17,7 @@ import javax.swing.SwingUtilities;
  * <pre>
  * java -jar slog2view.jar [FILE]                      the viewer window
  * java -jar slog2view.jar --render FILE --from T0 --to T1 --size WxH -o OUT.png [--svg OUT.svg]
- * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S]
+ * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S] [--plan-out PLAN.txt]
  * </pre>
  *
  * The native library is found on {@code java.library.path} or named by the
@@ -29,7 +29,7 @@ public final class Main {
 
     static final String USAGE = "usage: slog2view [FILE]\n"
             + "       slog2view --render FILE --from T0 --to T1 --size WIDTHxHEIGHT -o OUT.png [--svg OUT.svg]\n"
-            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S]\n";
+            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S] [--plan-out PLAN.txt]\n";
 
     public static void main(String[] args) {
         findLibrary();
@@ -203,8 +203,10 @@ public final class Main {
         int[] sz = {1600, 900};
         int steps = 500;
         long seed = 1;
+        String planOut = null;
         for (int i = 1; i < a.length; i++) {
             switch (a[i]) {
+                case "--plan-out" -> planOut = need(a, ++i);
                 case "--size" -> sz = size(need(a, ++i));
                 case "--steps" -> steps = (int) num(need(a, ++i), "--steps");
                 case "--seed" -> seed = (long) num(need(a, ++i), "--seed");
@@ -236,11 +238,15 @@ public final class Main {
             double[] ms = new double[steps];
             double[] qms = new double[steps];
             double[] cpu = new double[steps];
+            boolean[] zoomed = new boolean[steps];
             java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
             long maxN = 0;
+            // the steps, one "Z|P T0 T1" line each (zoom or pan), for other viewers' harnesses
+            StringBuilder plan = new StringBuilder();
             for (int k = 0; k < steps; k++) {
                 double span = w1 - w0;
                 int op = rnd.nextInt(4);
+                boolean zoom = op == 1 || (op == 0 && span > full * 1e-7);
                 if (op == 0 && span > full * 1e-7) { // zoom in around a random point
                     double c = w0 + rnd.nextDouble() * span, fct = 0.3 + 0.5 * rnd.nextDouble();
                     w0 = c - (c - w0) * fct;
@@ -257,6 +263,7 @@ public final class Main {
                 span = Math.min(w1 - w0, full);
                 w0 = Math.max(m.tMin, Math.min(m.tMax - span, w0));
                 w1 = w0 + span;
+                plan.append(String.format(Locale.ROOT, "%s %.17g %.17g%n", zoom ? "Z" : "P", w0, w1));
                 long c0 = mx.getCurrentThreadCpuTime();
                 long a0 = System.nanoTime();
                 Frame g = Frame.load(m, w0, w1);
@@ -267,8 +274,13 @@ public final class Main {
                 ms[k] = (a2 - a0) / 1e6;
                 cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
                 qms[k] = (a1 - a0) / 1e6;
+                zoomed[k] = zoom;
                 maxN = Math.max(maxN, g.d.n);
             }
+            double[] zs = java.util.stream.IntStream.range(0, steps).filter(k -> zoomed[k]).mapToDouble(k -> ms[k])
+                    .sorted().toArray();
+            double[] ps = java.util.stream.IntStream.range(0, steps).filter(k -> !zoomed[k]).mapToDouble(k -> ms[k])
+                    .sorted().toArray();
             double[] sorted = ms.clone();
             Arrays.sort(sorted);
             double[] qs = qms.clone();
@@ -282,7 +294,12 @@ public final class Main {
                             + " query median %.2f ms, p99 %.2f ms; max drawables in a frame %d%n",
                     steps, sz[0], sz[1], pct(sorted, 50), pct(sorted, 99), sorted[steps - 1], pct(qs, 50), pct(qs, 99),
                     maxN);
+            System.out.printf(Locale.ROOT, "zoom steps (%d): median %.2f ms, p99 %.2f ms; pan steps (%d): median %.2f ms,"
+                    + " p99 %.2f ms%n", zs.length, pct(zs, 50), pct(zs, 99), ps.length, pct(ps, 50), pct(ps, 99));
             s.close();
+            if (planOut != null) {
+                Files.writeString(new File(planOut).toPath(), plan, StandardCharsets.UTF_8);
+            }
             return 0;
         } catch (IOException | RuntimeException | LinkageError e) {
             System.err.println("slog2view: " + file + ": " + e.getMessage());
@@ -324,6 +341,9 @@ public final class Main {
     }
 
     static double pct(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
         int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
     }
