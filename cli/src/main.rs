@@ -110,8 +110,9 @@ enum Cmd {
     Bench(BenchCmd),
     /// Open FILE in slog2view, the timeline viewer (runs `java -jar slog2view.jar FILE`; needs Java 17).
     ///
-    /// The jar is --jar, else $SLOG2VIEW_JAR, else java/build/slog2view.jar of the repository this
-    /// binary was built in, else ../share/java/slog2view.jar beside an installed binary.
+    /// The jar is --jar, else $SLOG2VIEW_JAR, else ../share/java/slog2view.jar beside an installed
+    /// binary (scripts/install.sh), else java/build/slog2view.jar of the repository this binary was
+    /// built in.
     View {
         file: PathBuf,
         /// The slog2view jar.
@@ -843,13 +844,13 @@ fn view(file: &Path, jar: Option<PathBuf>) -> ExitCode {
     }
     let mut libs = Vec::new();
     if let Some(d) = &exe_dir {
-        jars.push(d.join("../../java/build/slog2view.jar"));
-        jars.push(d.join("../share/java/slog2view.jar"));
+        jars.push(d.join("../share/java/slog2view.jar")); // PREFIX/bin/slog2 (install.sh)
+        jars.push(d.join("../../java/build/slog2view.jar")); // target/release/slog2 (build tree)
         libs.push(d.join("libslog2jni.so"));
         libs.push(d.join("../lib/libslog2jni.so"));
     }
     let Some(jar) = jars.into_iter().find(|j| j.is_file()) else {
-        eprintln!("slog2 view: slog2view.jar not found (build it with java/viewer/build.sh --no-test, or pass --jar / set SLOG2VIEW_JAR)");
+        eprintln!("slog2 view: slog2view.jar not found (install it with scripts/install.sh PREFIX, build it with java/viewer/build.sh --no-test, or pass --jar / set SLOG2VIEW_JAR)");
         return ExitCode::from(2);
     };
     let mut cmd = std::process::Command::new("java");

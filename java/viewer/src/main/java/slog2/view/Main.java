@@ -46,9 +46,11 @@ public final class Main {
 
     /**
      * When neither {@code slog2.library} nor {@code java.library.path} names
-     * the native library, look for it where a build of the repository puts it:
-     * {@code target/release/libslog2jni.so} two levels above this jar
-     * ({@code java/build/slog2view.jar}).
+     * the native library, look for it where the repository's build or the
+     * install step puts it relative to this jar: {@code target/release/} two
+     * levels above {@code java/build/slog2view.jar}, or {@code lib/} of the
+     * prefix of an installed {@code PREFIX/share/java/slog2view.jar}
+     * ({@code scripts/install.sh}).
      */
     static void findLibrary() {
         if (System.getProperty("slog2.library") != null) {
@@ -59,14 +61,41 @@ public final class Main {
                 return;
             }
         }
-        try {
-            File jar = new File(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            File lib = new File(jar.getParentFile(), "../../target/release/" + System.mapLibraryName("slog2jni"));
+        File jar = jarPath();
+        if (jar == null) {
+            return; // leave it to the default lookup, which reports what is missing
+        }
+        for (String rel : new String[] {"../../target/release/", "../../lib/"}) {
+            File lib = new File(jar.getParentFile(), rel + System.mapLibraryName("slog2jni"));
             if (lib.isFile()) {
-                System.setProperty("slog2.library", lib.getCanonicalPath());
+                try {
+                    System.setProperty("slog2.library", lib.getCanonicalPath());
+                } catch (IOException e) {
+                    System.setProperty("slog2.library", lib.getAbsolutePath());
+                }
+                return;
             }
+        }
+    }
+
+    /** The canonical path of f (its absolute path if that fails, "?" for null). */
+    static String canonical(File f) {
+        if (f == null) {
+            return "?";
+        }
+        try {
+            return f.getCanonicalPath();
+        } catch (IOException e) {
+            return f.getAbsolutePath();
+        }
+    }
+
+    /** This jar (or class folder), or null when it cannot be told. */
+    static File jarPath() {
+        try {
+            return new File(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (Exception e) {
-            // leave it to the default lookup, which reports what is missing
+            return null;
         }
     }
 
