@@ -53,14 +53,15 @@ import viewer.zoomable.ModelTime;
 public class JumpshotSteps {
     public static void main(String[] args) throws Exception {
         String path = args[0];
+        boolean shot = args[1].equals("--shot");
         List<String[]> plan = new ArrayList<>();
-        for (String l : Files.readAllLines(Paths.get(args[1]))) {
+        for (String l : shot ? List.<String>of() : Files.readAllLines(Paths.get(args[1]))) {
             if (!l.isBlank()) {
                 plan.add(l.trim().split("\\s+"));
             }
         }
         int w = 1600, h = 900;
-        if (args.length > 2) {
+        if (args.length > 2 && !shot) {
             String[] p = args[2].split("x");
             w = Integer.parseInt(p[0]);
             h = Integer.parseInt(p[1]);
@@ -125,6 +126,16 @@ public class JumpshotSteps {
             System.out.println("jumpshot: WARNING: viewport is not " + W + "x" + H);
         }
 
+        if (shot) {
+            // screenshots of the whole timeline window: full view, then the window T0..T1
+            Thread.sleep(2000);
+            windowShot(frame, args[2] + "-full.png");
+            double a = Double.parseDouble(args[3]), b = Double.parseDouble(args[4]);
+            SwingUtilities.invokeAndWait(() -> model.zoomRapidly(a, b - a));
+            Thread.sleep(2000);
+            windowShot(frame, args[2] + "-zoom.png");
+            System.exit(0);
+        }
         int n = plan.size();
         double[] ms = new double[n], cpu = new double[n];
         double[] zoomMs = new double[n], panMs = new double[n];
@@ -193,6 +204,18 @@ public class JumpshotSteps {
             }
         }
         return seen.size();
+    }
+
+    static void windowShot(JFrame frame, String out) throws Exception {
+        BufferedImage[] im = new BufferedImage[1];
+        SwingUtilities.invokeAndWait(() -> {
+            im[0] = new BufferedImage(frame.getWidth(), frame.getHeight(), BufferedImage.TYPE_INT_RGB);
+            Graphics2D g = im[0].createGraphics();
+            frame.paint(g);
+            g.dispose();
+        });
+        javax.imageio.ImageIO.write(im[0], "png", new java.io.File(out));
+        System.out.println("jumpshot: wrote " + out);
     }
 
     static Object get(Object o, String name) throws ReflectiveOperationException {
