@@ -268,6 +268,7 @@ public final class Main {
             double[] qms = new double[steps];
             double[] cpu = new double[steps];
             boolean[] zoomed = new boolean[steps];
+            long[] nDraw = new long[steps];
             java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
             long maxN = 0;
             // the steps, one "Z|P T0 T1" line each (zoom or pan), for other viewers' harnesses
@@ -304,6 +305,7 @@ public final class Main {
                 cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
                 qms[k] = (a1 - a0) / 1e6;
                 zoomed[k] = zoom;
+                nDraw[k] = g.d.n;
                 maxN = Math.max(maxN, g.d.n);
             }
             double[] zs = java.util.stream.IntStream.range(0, steps).filter(k -> zoomed[k]).mapToDouble(k -> ms[k])
@@ -323,6 +325,14 @@ public final class Main {
                             + " query median %.2f ms, p99 %.2f ms; max drawables in a frame %d%n",
                     steps, sz[0], sz[1], pct(sorted, 50), pct(sorted, 99), sorted[steps - 1], pct(qs, 50), pct(qs, 99),
                     maxN);
+            Integer[] worst = java.util.stream.IntStream.range(0, steps).boxed()
+                    .sorted((x, y) -> Double.compare(ms[y], ms[x])).limit(6).toArray(Integer[]::new);
+            StringBuilder ws = new StringBuilder();
+            for (int k : worst) {
+                ws.append(String.format(Locale.ROOT, " #%d %s %.1f ms (cpu %.1f, query %.1f, %d drawables);", k,
+                        zoomed[k] ? "zoom" : "pan", ms[k], cpu[k], qms[k], nDraw[k]));
+            }
+            System.out.println("slowest steps:" + ws);
             System.out.printf(Locale.ROOT, "zoom steps (%d): median %.2f ms, p99 %.2f ms; pan steps (%d): median %.2f ms,"
                     + " p99 %.2f ms%n", zs.length, pct(zs, 50), pct(zs, 99), ps.length, pct(ps, 50), pct(ps, 99));
             s.close();
