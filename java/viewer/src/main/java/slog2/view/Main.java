@@ -246,9 +246,12 @@ public final class Main {
             throw new UsageError("--bench needs FILE");
         }
         try {
+            long w0n = System.nanoTime();
             if (!Boolean.getBoolean("slog2view.cold")) {
                 warmUp(); // what the window does at start-up, before a file is chosen
             }
+            System.out.printf(Locale.ROOT, "start-up warm-up (before a file is chosen, as the window): %.0f ms%n",
+                    (System.nanoTime() - w0n) / 1e6);
             long t0 = System.nanoTime();
             Source s = ReaderSource.open(file);
             long tOpen = System.nanoTime();
@@ -377,6 +380,48 @@ public final class Main {
         p.fillPolygon(new int[] {0, 5, 9}, new int[] {0, 9, 3}, 3);
         p.text("0.123456789", 2, 20);
         g.dispose();
+        warmUpRenderer();
+    }
+
+    /**
+     * Run the query and drawing code a few times on the small trace built into
+     * the jar ({@code warmup.slog2}: {@code slog2 bench write 4000}, written by
+     * build.sh), at full detail and as preview shadows, so that the JIT has
+     * compiled them before the first real file: the first frame of a file is
+     * otherwise drawn by the interpreter (about 55 ms instead of 5 ms for the
+     * 3302 drawables of a 10M-drawable file's full view). About 0.3 s of CPU
+     * on the warm-up thread; without the resource (a jar built without the
+     * CLI) nothing happens.
+     */
+    static void warmUpRenderer() {
+        File tmp = null;
+        try (java.io.InputStream in = Main.class.getResourceAsStream("warmup.slog2")) {
+            if (in == null) {
+                return;
+            }
+            tmp = File.createTempFile("slog2view-warmup", ".slog2");
+            Files.copy(in, tmp.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (Source s = ReaderSource.open(tmp.getPath())) {
+                Model m = new Model(s);
+                BufferedImage img = new BufferedImage(800, 450, BufferedImage.TYPE_INT_RGB);
+                double span = m.tMax - m.tMin;
+                for (int k = 0; k < 12; k++) {
+                    double f = new double[] {1, 0.5, 0.2}[k % 3];
+                    double a = m.tMin + (span - span * f) * (k % 4) / 3.0;
+                    Frame fr = k % 2 == 0 ? Frame.load(m, a, a + span * f)
+                            : Frame.load(m, a, a + span * f, Math.max(0, m.rootDepth - k % 3));
+                    java.awt.Graphics2D g2 = img.createGraphics();
+                    Renderer.paint(new G2Painter(g2), m, fr, new Renderer.Layout(800, 450, fr.t0, fr.t1, m.rows()), -1);
+                    g2.dispose();
+                }
+            }
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // only a warm-up: the first real file reports any problem with its own message
+        } finally {
+            if (tmp != null && !tmp.delete()) {
+                tmp.deleteOnExit();
+            }
+        }
     }
 
     static double pct(double[] sorted, double p) {
