@@ -307,7 +307,8 @@ struct Order(bool);
 impl Order {
     #[inline]
     fn i32(self, b: &[u8], at: usize) -> i32 {
-        let a: [u8; 4] = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+        let mut a = [0u8; 4];
+        a.copy_from_slice(&b[at..at + 4]);
         if self.0 {
             i32::from_be_bytes(a)
         } else {
@@ -530,51 +531,42 @@ impl<R: Read> Clog2Reader<R> {
 
     /// The next record (terminators included), or `None` after the end of log.
     pub fn next_record(&mut self) -> Result<Option<RawRecord>> {
+        Ok(self.next_head()?.map(|h| self.record(&h)))
+    }
+
+    /// The next record's header (terminators included), or `None` after the
+    /// end of log. Its body stays readable through [`body_i32`](Self::body_i32),
+    /// [`body_bytes`](Self::body_bytes) and [`record`](Self::record) until the
+    /// next call. This is the converter's hot path: the common records
+    /// (bare, cargo and message events) are read field by field from the
+    /// block buffer, without building a [`RawRecord`] (whose body enum is
+    /// sized for the 112-byte state definition).
+    #[inline]
+    pub fn next_head(&mut self) -> Result<Option<Head>> {
         if self.done {
             return Ok(None);
         }
         if !self.loaded {
             self.load_next_block()?;
         }
-        let offset = self.offset();
         let bs = self.block.len();
-        if self.pos + RECORD_HEADER_SIZE > bs {
-            return Err(Error::malformed(
-                "CLOG2 record",
-                offset,
-                format!(
-                    "record header runs past the end of block {} (no end-of-block record)",
-                    self.block_index
-                ),
-            ));
+        let pos = self.pos;
+        if pos + RECORD_HEADER_SIZE > bs {
+            return Err(self.header_past_block());
         }
-        let h = &self.block[self.pos..self.pos + RECORD_HEADER_SIZE];
+        let h = &self.block[pos..pos + RECORD_HEADER_SIZE];
         let o = self.order;
         let time = o.f64(h, 0);
         let icomm = o.i32(h, 8);
         let rank = o.i32(h, 12);
         let thread = o.i32(h, 16);
         let rt = o.i32(h, 20);
-        let Some(size) = body_size(rt) else {
-            return Err(Error::malformed(
-                "CLOG2 record",
-                offset,
-                format!("unknown record type {rt}"),
-            ));
+        let body_at = pos + RECORD_HEADER_SIZE;
+        let size = match body_size(rt) {
+            Some(size) if body_at + size <= bs => size,
+            _ => return Err(self.bad_record(rt)),
         };
-        let body_at = self.pos + RECORD_HEADER_SIZE;
-        if body_at + size > bs {
-            return Err(Error::malformed(
-                "CLOG2 record",
-                offset,
-                format!(
-                    "record of type {rt} ({} bytes) runs past the end of block {}",
-                    RECORD_HEADER_SIZE + size,
-                    self.block_index
-                ),
-            ));
-        }
-        let body = decode_body(o, rt, &self.block[body_at..body_at + size]);
+        let offset = self.offset();
         self.pos = body_at + size;
         self.records += 1;
         self.record_bytes += (RECORD_HEADER_SIZE + size) as u64;
@@ -583,16 +575,86 @@ impl<R: Read> Clog2Reader<R> {
             rectype::ENDLOG => self.done = true,
             _ => {}
         }
-        Ok(Some(RawRecord {
+        Ok(Some(Head {
             offset,
             time,
             icomm,
             rank,
             thread,
             rectype: rt,
-            body,
+            body_at,
         }))
     }
+
+    #[cold]
+    fn header_past_block(&self) -> Error {
+        Error::malformed(
+            "CLOG2 record",
+            self.offset(),
+            format!(
+                "record header runs past the end of block {} (no end-of-block record)",
+                self.block_index
+            ),
+        )
+    }
+
+    #[cold]
+    fn bad_record(&self, rt: i32) -> Error {
+        let offset = self.offset();
+        match body_size(rt) {
+            None => Error::malformed("CLOG2 record", offset, format!("unknown record type {rt}")),
+            Some(size) => Error::malformed(
+                "CLOG2 record",
+                offset,
+                format!(
+                    "record of type {rt} ({} bytes) runs past the end of block {}",
+                    RECORD_HEADER_SIZE + size,
+                    self.block_index
+                ),
+            ),
+        }
+    }
+
+    /// The 4-byte integer at `at` in the body of `h` (the last record read).
+    #[inline(always)]
+    pub fn body_i32(&self, h: &Head, at: usize) -> i32 {
+        self.order.i32(&self.block, h.body_at + at)
+    }
+
+    /// `N` raw bytes at `at` in the body of `h` (the last record read).
+    #[inline(always)]
+    pub fn body_bytes<const N: usize>(&self, h: &Head, at: usize) -> [u8; N] {
+        arr(&self.block, h.body_at + at)
+    }
+
+    /// The whole record `h` (the last record read), body decoded.
+    pub fn record(&self, h: &Head) -> RawRecord {
+        let at = h.body_at;
+        let size = body_size(h.rectype).unwrap_or(0);
+        RawRecord {
+            offset: h.offset,
+            time: h.time,
+            icomm: h.icomm,
+            rank: h.rank,
+            thread: h.thread,
+            rectype: h.rectype,
+            body: decode_body(self.order, h.rectype, &self.block[at..at + size]),
+        }
+    }
+}
+
+/// A record header as [`Clog2Reader::next_head`] reads it, with where its
+/// body is in the reader's block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Head {
+    /// Byte offset of the record header in the file.
+    pub offset: u64,
+    pub time: f64,
+    pub icomm: i32,
+    pub rank: i32,
+    pub thread: i32,
+    pub rectype: i32,
+    body_at: usize,
 }
 
 /// Read until `buf` is full or the stream ends; the number of bytes read.
