@@ -356,22 +356,19 @@ pub struct Clog2Source<R: Read> {
     out: Vec<Record>,
 }
 
-impl Clog2Source<std::io::BufReader<std::fs::File>> {
-    /// Open a CLOG2 file.
+impl Clog2Source<std::io::Empty> {
+    /// Open a CLOG2 file (memory-mapped: see [`Clog2Reader::with_map`]).
     pub fn open(path: &Path) -> Result<Self> {
         Self::open_with(path, Clog2Options::default())
     }
 
     pub fn open_with(path: &Path, opts: Clog2Options) -> Result<Self> {
         let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        // SAFETY: the file is opened read-only; like the SLOG-2 reader, we
+        // assume nobody truncates an input while it is converted.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
         let name = path.display().to_string();
-        Self::new(
-            std::io::BufReader::with_capacity(1 << 16, f),
-            Some(len),
-            name,
-            opts,
-        )
+        Self::with_reader(Clog2Reader::with_map(map)?, name, opts)
     }
 }
 
@@ -391,7 +388,11 @@ impl<R: Read> Clog2Source<R> {
     /// A source over any stream; `file_len` (when known) bounds the sizes the
     /// preamble claims; `name` appears in messages.
     pub fn new(input: R, file_len: Option<u64>, name: String, opts: Clog2Options) -> Result<Self> {
-        let reader = Clog2Reader::new(input, file_len)?;
+        Self::with_reader(Clog2Reader::new(input, file_len)?, name, opts)
+    }
+
+    /// A source over a reader whose preamble has been read.
+    pub fn with_reader(reader: Clog2Reader<R>, name: String, opts: Clog2Options) -> Result<Self> {
         let p = reader.preamble();
         for (what, v) in [
             ("known_stateID_count", p.known_state_id_count),
@@ -1105,10 +1106,16 @@ impl<R: Read> Clog2Source<R> {
             self.start()?;
         }
         while self.out.len() < 1024 && !self.finished {
-            let Some(h) = self.reader.next_head()? else {
-                self.finished = true;
-                self.finish()?;
-                break;
+            let h = match self.reader.next_head_fast() {
+                Some(h) => h,
+                None => match self.reader.next_head()? {
+                    Some(h) => h,
+                    None => {
+                        self.finished = true;
+                        self.finish()?;
+                        break;
+                    }
+                },
             };
             self.last_offset = h.offset;
             match h.rectype {
