@@ -59,24 +59,6 @@ impl ShadowKey {
     }
 }
 
-/// `v` in drawing order, as a stable sort leaves it. A shadow is a few
-/// hundred bytes (its weights live inline) and a node has a few hundred:
-/// sorting their indices and moving each shadow once costs a fraction of
-/// sorting the shadows themselves, which moved them about `log n` times.
-fn sorted_shadows(v: Vec<Shadow>, idx: &mut Vec<u32>) -> Vec<Shadow> {
-    if v.len() < 2 {
-        return v;
-    }
-    idx.clear();
-    idx.extend(0..v.len() as u32);
-    // Stable: equal shadows keep their order, as `v.sort_by` would.
-    idx.sort_by(|&a, &b| v[a as usize].drawing_cmp(&v[b as usize]));
-    let mut slots: Vec<Option<Shadow>> = v.into_iter().map(Some).collect();
-    idx.iter()
-        .filter_map(|&i| slots[i as usize].take())
-        .collect()
-}
-
 /// `a / b` as the reference computes ratios, but 0 instead of NaN for 0/0.
 fn ratio(a: f64, b: f64) -> f64 {
     if b == 0.0 {
@@ -397,10 +379,12 @@ impl ShadowBuf {
         self.index.clear();
         self.small.clear();
         self.own.clear();
+        nestless.sort_by(Shadow::drawing_cmp);
+        nestable.sort_by(Shadow::drawing_cmp);
         Stub {
             entry,
-            nestless: sorted_shadows(nestless, &mut self.order),
-            nestable: sorted_shadows(nestable, &mut self.order),
+            nestless,
+            nestable,
         }
     }
 
