@@ -10,7 +10,7 @@
 //! every fixture in `../shared/fixtures/clog2`):
 //!
 //! - [`reader`]: the byte layer (preamble, blocks, every record type, either
-//!   byte order) with one block buffer;
+//!   byte order) with one block buffer, or over the mapped file;
 //! - this module: [`Clog2Source`], the record → drawable state machine and a
 //!   [`TraceSource`];
 //! - [`print`](mod@print): `clog2print`'s dump;
