@@ -91,14 +91,17 @@ fn sample_traces_convert_to_the_reference_dump() {
 fn out_of_order_and_malformed_files_fail_naming_the_record() {
     let dir = tempfile::tempdir().unwrap();
     // (file, expected drawable number, expected line) per the fixtures README.
+    // A bad composite member is named by its own line (the composite is line
+    // 17, its members lines 18-20): errtime6/8 member 1, errtime9 member 2;
+    // errtime5's own box is wrong, so the composite's line.
     let bad = [
-        ("errtime1", "#4", ":15"),
-        ("errtime2", "#4", ":15"),
-        ("errtime4", "#4", ":15"),
-        ("errtime5", "#6", ":17"),
-        ("errtime6", "#6", ":17"),
-        ("errtime8", "#6", ":17"),
-        ("errtime9", "#6", ":17"),
+        ("errtime1", "#4", ":15)"),
+        ("errtime2", "#4", ":15)"),
+        ("errtime4", "#4", ":15)"),
+        ("errtime5", "#6", ":17)"),
+        ("errtime6", "#6", ":19)"),
+        ("errtime8", "#6", ":19)"),
+        ("errtime9", "#6", ":20)"),
     ];
     for (name, num, line) in bad {
         let out = dir.path().join(format!("{name}.slog2"));
@@ -142,6 +145,23 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{name} is valid: {err}");
+    }
+    // The member's line with the parallel parser and in warn mode too.
+    let input = samples().join("errtime9.txt");
+    let out = dir.path().join("e9.slog2");
+    for extra in [["--threads", "2"], ["--check-order", "warn"]] {
+        let mut args = vec![
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let (_, _, err) = run(&args);
+        assert!(
+            err.contains("errtime9.txt:20)") && err.contains("member 2"),
+            "{extra:?}: {err}"
+        );
     }
     // -tcc / warn: reported, converted, order restored.
     let out = dir.path().join("e1w.slog2");

@@ -62,7 +62,7 @@ use crate::error::{Error, Result, TextLocation};
 /// small (returned in registers).
 type PResult<T> = std::result::Result<T, Box<Error>>;
 use crate::model::*;
-use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
+use crate::trace::{Checkpoint, Record, TraceComposite, TracePrimitive, TraceSource};
 
 /// A trace in the sample text format.
 pub struct TextSource {
@@ -74,8 +74,10 @@ pub struct TextSource {
     record_line: usize,
     bytes_read: u64,
     total_bytes: Option<u64>,
-    /// Each defined category's label, prepared for encoding info text.
-    formats: rustc_hash::FxHashMap<i32, InfoPlan>,
+    /// Each defined category's label, prepared for encoding info text
+    /// (shared with the [`checkpoints`](TraceSource::checkpoint) taken since
+    /// the last definition: copied on the next one only).
+    formats: std::sync::Arc<rustc_hash::FxHashMap<i32, InfoPlan>>,
     /// Chunk mode (parallel parsing, `text_par`): info text is not encoded
     /// but recorded here, because the category labels it needs may be
     /// defined in an earlier chunk that another thread parses.
@@ -94,6 +96,16 @@ pub struct TextSource {
     /// keep the first one's line number for the report.
     skipped_lines: u64,
     first_skipped: usize,
+}
+
+/// Where a [`TextSource`] was between two records (see
+/// [`TraceSource::checkpoint`]).
+struct TextCheckpoint {
+    offset: u64,
+    line_no: usize,
+    skipped_lines: u64,
+    first_skipped: usize,
+    formats: std::sync::Arc<rustc_hash::FxHashMap<i32, InfoPlan>>,
 }
 
 /// Info text found in chunk mode, to be encoded by the consumer in file order.
@@ -117,8 +129,16 @@ impl TextSource {
     /// Open a file.
     pub fn open(path: &Path) -> Result<Self> {
         let f = File::open(path).map_err(|e| Error::io(path, e))?;
-        let total = f.metadata().ok().map(|m| m.len());
-        let mut s = Self::from_read(&path.display().to_string(), f);
+        let meta = f.metadata().ok();
+        let total = meta.as_ref().map(|m| m.len());
+        // A regular file can go back to a checkpoint; a FIFO or a device
+        // named by its path cannot.
+        let input: Box<dyn Input> = if meta.is_some_and(|m| m.is_file()) {
+            Box::new(Seekable(f))
+        } else {
+            Box::new(Plain(f))
+        };
+        let mut s = Self::with_input(&path.display().to_string(), input);
         s.total_bytes = total;
         Ok(s)
     }
@@ -132,9 +152,13 @@ impl TextSource {
     /// Read from any reader (it is read in large chunks, so it need not be
     /// buffered).
     pub fn from_read(name: &str, r: impl Read + Send + 'static) -> Self {
+        Self::with_input(name, Box::new(Plain(r)))
+    }
+
+    fn with_input(name: &str, input: Box<dyn Input>) -> Self {
         TextSource {
             name: name.to_string(),
-            lines: Lines::new(Box::new(r)),
+            lines: Lines::new(input),
             cur: 0..0,
             line_no: 0,
             record_line: 0,
@@ -177,6 +201,12 @@ impl TextSource {
     /// refer to).
     pub(crate) fn take_chunk(&mut self) -> Vec<u8> {
         std::mem::replace(&mut self.lines, Lines::from_vec(Vec::new())).buf
+    }
+
+    /// Bytes read from the input so far (a seek to a checkpoint reads on
+    /// from there: this shows how much was read again).
+    pub fn bytes_fetched(&self) -> u64 {
+        self.lines.fetched
     }
 
     /// Line number of the record last returned.
@@ -224,7 +254,10 @@ impl TextSource {
 
     /// Parse a text held in memory (tests, small inputs).
     pub fn from_str(name: &str, text: &str) -> Self {
-        let mut s = Self::from_read(name, std::io::Cursor::new(text.as_bytes().to_vec()));
+        let mut s = Self::with_input(
+            name,
+            Box::new(Seekable(std::io::Cursor::new(text.as_bytes().to_vec()))),
+        );
         s.total_bytes = Some(text.len() as u64);
         s
     }
@@ -421,7 +454,7 @@ impl TextSource {
         );
         cat.info = info;
         cat.methods = methods;
-        self.formats.insert(index, InfoPlan::new(&cat.info));
+        std::sync::Arc::make_mut(&mut self.formats).insert(index, InfoPlan::new(&cat.info));
         Ok(cat)
     }
 
@@ -714,6 +747,65 @@ impl TraceSource for TextSource {
         }
     }
 
+    /// Between [`next_record`](TraceSource::next_record) calls on a
+    /// seekable input (a regular file, a text in memory): the byte offset
+    /// and line number of the next line, the skipped-line count and the
+    /// categories defined so far (shared, not copied). `None` for a pipe,
+    /// in chunk mode, and in the middle of a [`next_records`] batch.
+    fn checkpoint(&mut self) -> Option<Checkpoint> {
+        if !self.lines.src.can_seek()
+            || self.deferred.is_some()
+            || self.pending_line
+            || self.stashed.is_some()
+        {
+            return None;
+        }
+        Some(Checkpoint::new(TextCheckpoint {
+            offset: self.bytes_read,
+            line_no: self.line_no,
+            skipped_lines: self.skipped_lines,
+            first_skipped: self.first_skipped,
+            formats: self.formats.clone(),
+        }))
+    }
+
+    /// Seek the file to the checkpoint's byte offset and restore the parser
+    /// state it recorded: the records that follow are exactly those that
+    /// followed when it was taken (categories defined later are forgotten,
+    /// so info on them is an error again).
+    fn restore(&mut self, cp: &Checkpoint) -> Result<()> {
+        let cp = cp.get::<TextCheckpoint>().ok_or_else(|| {
+            Error::InvalidArgument(format!("{}: not a checkpoint of a text trace", self.name))
+        })?;
+        match self.lines.seek(cp.offset) {
+            None => {
+                return Err(Error::Unsupported(format!(
+                    "{}: cannot seek (not a regular file)",
+                    self.name
+                )))
+            }
+            Some(r) => r.map_err(|e| Error::io(&self.name, e))?,
+        }
+        self.cur = 0..0;
+        self.line_no = cp.line_no;
+        self.record_line = cp.line_no;
+        self.bytes_read = cp.offset;
+        self.formats = cp.formats.clone();
+        self.skipped_lines = cp.skipped_lines;
+        self.first_skipped = cp.first_skipped;
+        self.pending_line = false;
+        self.stashed = None;
+        self.batch_lines.clear();
+        Ok(())
+    }
+
+    /// A composite's members are the lines right after its header line
+    /// (nothing may come between them).
+    fn member_location(&self, i: usize, member: usize) -> String {
+        let line = self.batch_lines.get(i).copied().unwrap_or(self.record_line);
+        format!("{}:{}", self.name, line + 1 + member)
+    }
+
     /// Bytes read so far over the file size (when the size is known).
     fn progress(&self) -> Option<f64> {
         self.total_bytes
@@ -750,7 +842,10 @@ pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
 /// end of a line by parsing it, so most lines are never searched for their
 /// newline.
 struct Lines {
-    src: Box<dyn Read + Send>,
+    src: Box<dyn Input>,
+    /// Bytes read from `src` so far (tests check that a seek reads from
+    /// the checkpoint, not from the start).
+    fetched: u64,
     buf: Vec<u8>,
     /// Start of the unconsumed data.
     pos: usize,
@@ -764,9 +859,10 @@ struct Lines {
 impl Lines {
     const CHUNK: usize = 1 << 18;
 
-    fn new(src: Box<dyn Read + Send>) -> Self {
+    fn new(src: Box<dyn Input>) -> Self {
         Lines {
             src,
+            fetched: 0,
             buf: vec![0; Self::CHUNK],
             pos: 0,
             len: 0,
@@ -778,7 +874,8 @@ impl Lines {
     /// Lines of a buffer holding the whole input.
     fn from_vec(buf: Vec<u8>) -> Self {
         Lines {
-            src: Box::new(std::io::empty()),
+            src: Box::new(Plain(std::io::empty())),
+            fetched: 0,
             len: buf.len(),
             buf,
             pos: 0,
@@ -846,8 +943,62 @@ impl Lines {
             }
         };
         self.len += n;
+        self.fetched += n as u64;
         self.eof = n == 0;
         Ok(())
+    }
+
+    /// Go on reading at byte `offset` of the input, with an empty buffer;
+    /// `None` when the input cannot seek.
+    fn seek(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        let r = self.src.seek_to(offset)?;
+        self.pos = 0;
+        self.len = 0;
+        self.scanned = 0;
+        self.eof = false;
+        Some(r)
+    }
+}
+
+/// What a [`TextSource`] reads from: any reader, and a seekable one (a file,
+/// a buffer in memory) can also go back to a checkpoint.
+trait Input: Read + Send {
+    /// Go to byte `offset` from the start; `None` when it cannot.
+    fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        let _ = offset;
+        None
+    }
+    fn can_seek(&self) -> bool {
+        false
+    }
+}
+
+/// A reader that cannot seek (a pipe, a stream).
+struct Plain<R>(R);
+
+impl<R: Read> Read for Plain<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read + Send> Input for Plain<R> {}
+
+/// A reader that can seek (a regular file, a buffer in memory).
+struct Seekable<R>(R);
+
+impl<R: Read> Read for Seekable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read + std::io::Seek + Send> Input for Seekable<R> {
+    fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        Some(self.0.seek(std::io::SeekFrom::Start(offset)).map(|_| ()))
+    }
+    fn can_seek(&self) -> bool {
+        true
     }
 }
 
@@ -911,6 +1062,7 @@ fn braces(c: &mut Cur) -> PResult<Option<Vec<i32>>> {
 /// A category label prepared for encoding info text: the literal text
 /// before each token and after the last one, split into whitespace-free
 /// pieces (matched exactly) and whitespace (matching any run, even empty).
+#[derive(Clone)]
 struct InfoPlan {
     fmt: InfoFormat,
     tokens: Vec<u8>,
@@ -928,6 +1080,7 @@ struct InfoPlan {
 }
 
 /// A short literal, compared with one 16-byte load where the input has room.
+#[derive(Clone)]
 struct Lit {
     text: Box<[u8]>,
     word: u128,
@@ -979,6 +1132,7 @@ fn lit_at<const N: usize>(s: &[u8], p: usize, lit: &[u8; N]) -> bool {
     }
 }
 
+#[derive(Clone)]
 enum Piece {
     Exact(Box<[u8]>),
     Ws,

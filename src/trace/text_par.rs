@@ -326,6 +326,12 @@ impl TraceSource for ParallelTextSource {
         }
     }
 
+    /// A composite's members are the lines right after its header line.
+    fn member_location(&self, i: usize, member: usize) -> String {
+        let line = self.lines.get(i).copied().unwrap_or(self.record_line);
+        format!("{}:{}", self.name, line + 1 + member)
+    }
+
     fn progress(&self) -> Option<f64> {
         self.total_bytes
             .filter(|t| *t > 0)
