@@ -356,3 +356,103 @@ fn print_ties_across_levels_match_the_reference_printer() {
     .unwrap();
     same_dump(&reference, &ours, "demo158 --ls 1k");
 }
+
+/// `query --format json` streams the window in pieces of 4096 rows: every
+/// drawable once, in the library's window order, composites with their
+/// members (also when a piece ends near them), the same fields as the
+/// library's drawables.
+#[test]
+fn query_json_streams_the_whole_window_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("q.txt");
+    let mut t = String::from(
+        "Category[ index=1 name=S topo=State color=(255,0,0,255,true) width=1 < a=%d > ]\n\
+         Category[ index=2 name=E topo=Event color=(0,0,255,255,true) width=1 ]\n\
+         Category[ index=3 name=C topo=State color=(0,255,0,255,true) width=1 ]\n",
+    );
+    for i in 0..12_000 {
+        let (s, e) = (i as f64, i as f64 + 0.5);
+        match i % 7 {
+            0 => t.push_str(&format!(
+                "Composite[ TimeBBox({s},{e}) Category=3 NumPrimes=3 ]\n\
+                 Primitive[ TimeBBox({s},{e}) Category=1 ({s}, 0) ({e}, 0) < a=1 > ]\n\
+                 Primitive[ TimeBBox({s},{e}) Category=1 ({s}, 1) ({e}, 1) < a=2 > ]\n\
+                 Primitive[ TimeBBox({e},{e}) Category=2 ({e}, 2) ]\n"
+            )),
+            1 => t.push_str(&format!(
+                "Primitive[ TimeBBox({e},{e}) Category=2 ({e}, 3) ]\n"
+            )),
+            _ => t.push_str(&format!(
+                "Primitive[ TimeBBox({s},{e}) Category=1 ({s}, {}) ({e}, {}) < a={i} > ]\n",
+                i % 5,
+                i % 5
+            )),
+        }
+    }
+    std::fs::write(&txt, t).unwrap();
+    let out = dir.path().join("q.slog2");
+    let (code, _, err) = run(&[
+        "convert",
+        txt.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-ls",
+        "4k",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, json, err) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let items: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let f = slog2::Slog2File::open(&out).unwrap();
+    let tb = f.total_time();
+    let w = f.window(tb.start, tb.end).unwrap();
+    assert_eq!(items.len(), w.drawables.len());
+    assert_eq!(items.len(), 12_000);
+    assert!(err.contains("12000 drawables, 0 shadows"), "{err}");
+    let verts = |p: &slog2::Primitive| -> serde_json::Value {
+        p.vertices
+            .iter()
+            .map(|v| serde_json::json!([v.time, v.line]))
+            .collect()
+    };
+    for (j, d) in items.iter().zip(&w.drawables) {
+        let b = d.time_box();
+        assert_eq!(
+            (j["start"].as_f64(), j["end"].as_f64()),
+            (Some(b.start), Some(b.end))
+        );
+        assert_eq!(j["category"], d.category());
+        assert_eq!(j["info"], f.popup_text(d).as_str());
+        match d {
+            slog2::Drawable::Composite(c) => {
+                assert_eq!(j["kind"], "composite");
+                let ms = j["members"].as_array().unwrap();
+                assert_eq!(ms.len(), c.members.len());
+                for (m, p) in ms.iter().zip(&c.members) {
+                    assert_eq!(m["category"], p.category);
+                    assert_eq!(m["vertices"], verts(p));
+                }
+            }
+            slog2::Drawable::Primitive(p) => {
+                assert_eq!(j["kind"], if p.category == 2 { "event" } else { "state" });
+                assert_eq!(j["vertices"], verts(p));
+            }
+        }
+    }
+    // An empty window is an empty array.
+    let (code, json, _) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--from=-9",
+        "--to=-8",
+    ]);
+    assert_eq!((code, json.as_str()), (0, "[]\n"));
+}
