@@ -295,3 +295,61 @@ fn trace_set_position_goes_back_without_reading_the_start() {
         assert_eq!(TRACE_Close(&mut fp), 0);
     }
 }
+
+#[test]
+fn trace_set_position_on_an_slog2_file_equals_a_fresh_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("s.txt");
+    let mut text = String::from(
+        "Category[ index=1 name=S topo=State color=(255,0,0,255,true) width=1 < a=%d > ]\n",
+    );
+    for i in 0..6000 {
+        // Long states on line 0 overlap many short ones: several nodes merge at once.
+        let (s, e) = if i % 50 == 0 {
+            (i as f64, i as f64 + 40.0)
+        } else {
+            (i as f64 + 40.0, i as f64 + 40.5)
+        };
+        text.push_str(&format!(
+            "Primitive[ TimeBBox({s},{e}) Category=1 ({s}, {}) ({e}, {}) < a={i} > ]\n",
+            i % 7,
+            i % 7
+        ));
+    }
+    std::fs::write(&txt, &text).unwrap();
+    let path = dir.path().join("s.slog2");
+    let opts = slog2::convert::ConvertOptions {
+        writer: WriterOptions {
+            leaf_bytesize: 2048,
+            ..Default::default()
+        },
+        check_order: slog2::convert::CheckOrder::Warn,
+        ..Default::default()
+    };
+    let mut src = TextSource::open(&txt).unwrap();
+    slog2::convert::convert(&mut src, &path, &opts, &mut |_| {}, &mut |_| {}).unwrap();
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    let mut fp: TRACE_file = std::ptr::null_mut();
+    // SAFETY: valid string and out-pointers; the handle is checked by the library.
+    unsafe {
+        assert_eq!(TRACE_Open(c.as_ptr(), &mut fp), 0);
+        assert_eq!(TRACE_Set_position(fp, 1), 0); // past the category
+        let mut seen = Vec::new();
+        loop {
+            let mut pos = 0;
+            assert_eq!(TRACE_Get_position(fp, &mut pos), 0);
+            match prim(fp) {
+                Some(p) => seen.push((pos, p)),
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 6000);
+        for &k in &[5999usize, 3000, 17, 4500, 256, 0, 5000] {
+            assert_eq!(TRACE_Set_position(fp, seen[k].0), 0);
+            for (_, w) in &seen[k..(k + 400).min(seen.len())] {
+                assert_eq!(prim(fp).as_ref(), Some(w), "after position {}", seen[k].0);
+            }
+        }
+        assert_eq!(TRACE_Close(&mut fp), 0);
+    }
+}
