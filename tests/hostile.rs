@@ -1,6 +1,8 @@
 //! Hostile files and ordinary accidents (issue #16), each reproduced here:
 //! every test failed (panic, wrong output, lost data) before its fix.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use slog2::convert::{convert, ConvertOptions};
@@ -8,7 +10,7 @@ use slog2::trace::{self, Record, TraceSource};
 use slog2::*;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+    common::fixtures()
 }
 
 fn all_records(s: &mut dyn TraceSource) -> Vec<Record> {
