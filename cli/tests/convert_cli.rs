@@ -1,5 +1,7 @@
 //! The converter and the CLI end to end, against the reference fixtures.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -8,7 +10,7 @@ fn bin() -> &'static str {
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample")
+    common::fixture("trace-sample")
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -182,7 +184,7 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
 #[test]
 fn retree_an_slog2_file_and_query_it() {
     let dir = tempfile::tempdir().unwrap();
-    let fp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/slog2/fpilog.slog2");
+    let fp = common::fixture("slog2/fpilog.slog2");
     let out = dir.path().join("small.slog2");
     let (code, _, err) = run(&[
         "convert",
