@@ -235,25 +235,6 @@ fn stale_temp_files_of_dead_writers_are_cleaned() {
     assert!(live.exists() && other.exists());
 }
 
-/// Every unfinished writer's temporary file is listed for signal handling.
-#[test]
-fn remove_temp_files_removes_unfinished_writers_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = Slog2Writer::create(dir.path().join("a.slog2"), WriterOptions::default()).unwrap();
-    let names = || -> Vec<String> {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
-    };
-    let n = names();
-    assert_eq!(n.len(), 1);
-    assert!(n[0].starts_with(&format!(".a.slog2.slog2tmp-{}-", std::process::id())));
-    assert!(slog2::write::temp::remove_temp_files() >= 1);
-    assert!(names().is_empty());
-    drop(w);
-}
-
 /// A missing output directory read as a missing file.
 #[test]
 fn missing_output_directory_is_named() {
