@@ -15,6 +15,7 @@ mod signals;
 
 use query_out::QueryOut;
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
+use slog2::read::rows::Rows;
 use slog2::read::Slog2File;
 use slog2::trace::plugin::{PluginOpen, PluginSource};
 use slog2::trace::TraceSource;
@@ -393,15 +394,27 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             let w = BufWriter::new(stdout.lock());
             let mut out = QueryOut::new(&f, format, w).map_err(|e| io_err(&file, e))?;
             // A window streams: each piece of rows is written before the
-            // next is decoded. A preview is built whole (its shadows are
-            // summed over the window), then written from its rows.
-            let st = match depth {
+            // next is decoded. A preview (depth > 0) is built whole (its
+            // shadows are summed over the window), then written a piece of
+            // rows at a time; depth 0 or less is full detail without
+            // shadows, i.e. the window (same rows, same stats).
+            const PIECE: usize = 4096;
+            let st = match depth.filter(|&d| d > 0) {
                 Some(d) => {
-                    let rows = slog2::read::rows::Rows::from(f.preview(t0, t1, d)?);
-                    out.rows(&rows).map_err(|e| io_err(&file, e))?;
-                    rows.stats
+                    let p = f.preview(t0, t1, d)?;
+                    let mut write = |ds: &[_], ss: &[_]| {
+                        let rows = Rows::from_parts(ds, ss, Default::default());
+                        out.rows(&rows).map_err(|e| io_err(&file, e))
+                    };
+                    for ds in p.drawables.chunks(PIECE) {
+                        write(ds, &[])?;
+                    }
+                    for ss in p.shadows.chunks(PIECE) {
+                        write(&[], ss)?;
+                    }
+                    p.stats
                 }
-                None => f.window_rows_each(t0, t1, 4096, |rows| {
+                None => f.window_rows_each(t0, t1, PIECE, |rows| {
                     out.rows(rows).map_err(|e| io_err(&file, e))
                 })?,
             };
