@@ -239,9 +239,9 @@ typedef struct SLOG2_Query_stats {
   /*
    Bytes of the drawables decoded: the records of the drawables
    returned (tags included), plus, for a preview, the bytes of the
-   child stubs (which hold the shadows) decoded. Not the size of the nodes touched: a query decodes only
-   the records that intersect the window (see the README, "Window
-   queries").
+   child stubs (which hold the shadows) decoded. Not the size of the
+   nodes touched: a query decodes only the records that intersect the
+   window (see the README, "Window queries").
    */
   int64_t bytes_read;
 } SLOG2_Query_stats;

@@ -160,9 +160,9 @@ pub struct SLOG2_Query_stats {
     pub nodes_read: c_int,
     /// Bytes of the drawables decoded: the records of the drawables
     /// returned (tags included), plus, for a preview, the bytes of the
-    /// child stubs (which hold the shadows) decoded. Not the size of the nodes touched: a query decodes only
-    /// the records that intersect the window (see the README, "Window
-    /// queries").
+    /// child stubs (which hold the shadows) decoded. Not the size of the
+    /// nodes touched: a query decodes only the records that intersect the
+    /// window (see the README, "Window queries").
     pub bytes_read: i64,
 }
 
