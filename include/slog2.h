@@ -227,10 +227,22 @@ typedef struct SLOG2_Query_columns {
 } SLOG2_Query_columns;
 
 /*
- What a query read.
+ What a query read. Both depend only on the file and the window (not on
+ the node cache).
  */
 typedef struct SLOG2_Query_stats {
+  /*
+   Tree nodes whose time box intersects the window (their drawables
+   were searched).
+   */
   int nodes_read;
+  /*
+   Bytes of the drawables decoded: the records of the drawables
+   returned (tags included), plus, for a preview, the bytes of the
+   child stubs (which hold the shadows) decoded. Not the size of the
+   nodes touched: a query decodes only the records that intersect the
+   window (see the README, "Window queries").
+   */
   int64_t bytes_read;
 } SLOG2_Query_stats;
 

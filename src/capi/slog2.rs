@@ -150,11 +150,19 @@ pub struct SLOG2_Treedir_node {
 /// The draft's other name for the directory node.
 pub type SLOG2_Treenode = SLOG2_Treedir_node;
 
-/// What a query read.
+/// What a query read. Both depend only on the file and the window (not on
+/// the node cache).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SLOG2_Query_stats {
+    /// Tree nodes whose time box intersects the window (their drawables
+    /// were searched).
     pub nodes_read: c_int,
+    /// Bytes of the drawables decoded: the records of the drawables
+    /// returned (tags included), plus, for a preview, the bytes of the
+    /// child stubs (which hold the shadows) decoded. Not the size of the
+    /// nodes touched: a query decodes only the records that intersect the
+    /// window (see the README, "Window queries").
     pub bytes_read: i64,
 }
 
