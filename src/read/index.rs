@@ -204,6 +204,34 @@ impl List {
             .filter(move |k| k.start <= w.end && w.start <= k.end)
     }
 
+    /// The records that intersect `new` but not `old` (what a cursor moving
+    /// from `old` to `new` must add), in stored order. On a sorted list the
+    /// records whose start lies in `old` intersect `old` (their end is not
+    /// before their start), so that index range is skipped without a look.
+    fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(&RecordKey)) {
+        let hit = |k: &RecordKey| {
+            k.start <= new.end && new.start <= k.end && !(k.start <= old.end && old.start <= k.end)
+        };
+        if self.max_end.len() != self.keys.len() {
+            self.keys.iter().filter(|k| hit(k)).for_each(f);
+            return;
+        }
+        let lo = self.max_end.partition_point(|&m| m < new.start);
+        let hi = self.keys.partition_point(|k| k.start <= new.end).max(lo);
+        let a = self.keys.partition_point(|k| k.start < old.start);
+        let b = self.keys.partition_point(|k| k.start <= old.end).max(a);
+        for k in &self.keys[lo..hi.min(a).max(lo)] {
+            if hit(k) {
+                f(k);
+            }
+        }
+        for k in &self.keys[b.max(lo).min(hi)..hi] {
+            if hit(k) {
+                f(k);
+            }
+        }
+    }
+
     fn heap_bytes(&self) -> usize {
         self.keys.capacity() * std::mem::size_of::<RecordKey>() + self.max_end.capacity() * 8
     }
@@ -230,6 +258,13 @@ impl NodeTable {
     /// stored order (the order a full decode yields them).
     pub fn hits<'a>(&'a self, w: TimeBox) -> impl Iterator<Item = &'a RecordKey> + 'a {
         self.nestless.hits(w).chain(self.nestable.hits(w))
+    }
+
+    /// The records that intersect `new` and not `old`: nestless then
+    /// nestable, each list in stored order (see [`super::cursor`]).
+    pub fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(&RecordKey)) {
+        self.nestless.entering(old, new, &mut f);
+        self.nestable.entering(old, new, &mut f);
     }
 
     /// Bytes this table holds (what the cache counts).
