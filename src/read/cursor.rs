@@ -48,11 +48,11 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::format::RecordKey;
-use crate::model::{DrawingKey, TimeBox};
+use crate::model::{total_order_bits, DrawingKey, TimeBox};
 
 use super::index::NodeTable;
 use super::rows::{Rows, ROW_COMPOSITE};
-use super::{drawing_key, sort_hits, QueryStats, Slog2File};
+use super::{drawing_key, QueryStats, Slog2File};
 
 /// The current window of one viewer, kept up to date move by move (see the
 /// module docs). Not shared between threads while moving (`&mut self`); many
@@ -69,6 +69,7 @@ pub struct WindowCursor {
     held_spare: Vec<(u32, Arc<NodeTable>)>,
     nodes: Vec<u32>,
     entering: Vec<(u32, RecordKey)>,
+    keyed: Vec<(DrawingKey, u32, RecordKey)>,
 }
 
 impl std::fmt::Debug for WindowCursor {
@@ -150,7 +151,16 @@ impl WindowCursor {
         }
         std::mem::swap(&mut self.held, &mut self.held_spare);
         self.held_spare.clear();
-        sort_hits(&mut self.entering);
+        // Into drawing order, keys computed once, no allocation once warm
+        // (each node list arrives as a sorted run, which the stable sort
+        // merges).
+        self.keyed.clear();
+        self.keyed.extend(
+            self.entering
+                .iter()
+                .map(|&(pos, k)| (drawing_key(&k), pos, k)),
+        );
+        self.keyed.sort_by_key(|a| a.0);
 
         // Merge the kept rows (already in drawing order) with the entering
         // records (sorted) into `spare`.
@@ -166,6 +176,7 @@ impl WindowCursor {
                 i + 1
             }
         };
+        let entering = &self.keyed;
         let mut e = 0;
         let mut i = 0;
         while i < n {
@@ -174,24 +185,31 @@ impl WindowCursor {
                 continue;
             }
             // Entering records that draw before row i go first.
-            while let Some((pos, k)) = self.entering.get(e) {
-                if drawing_key(k) < row_key(src, i) {
+            while let Some((key, pos, k)) = entering.get(e) {
+                if *key < row_key(src, i) {
                     f.push_hit(dst, *pos, k)?;
                     e += 1;
                 } else {
                     break;
                 }
             }
-            // A run of kept records up to the next entering one.
-            let bound = self.entering.get(e).map(|(_, k)| drawing_key(k));
+            // A run of kept records up to the next entering one (rows that
+            // start earlier draw earlier: the full key only on a tie).
+            let bound = entering.get(e).map(|x| x.0);
             let mut j = i;
-            while j < n && keep(j) && bound.is_none_or(|b| row_key(src, j) <= b) {
+            while j < n && keep(j) {
+                if let Some(b) = bound {
+                    let s = total_order_bits(src.start[j]);
+                    if s > b.start_bits() || (s == b.start_bits() && row_key(src, j) > b) {
+                        break;
+                    }
+                }
                 j = next(j);
             }
             copy_rows(src, i, j, dst);
             i = j;
         }
-        for (pos, k) in &self.entering[e..] {
+        for (_, pos, k) in &entering[e..] {
             f.push_hit(dst, *pos, k)?;
         }
         dst.stats = stats;
@@ -283,9 +301,6 @@ fn copy_rows(src: &Rows, a: usize, b: usize, dst: &mut Rows) {
     let base = dst.info.len() as u32;
     dst.info
         .extend_from_slice(&src.info[i0 as usize..i1 as usize]);
-    dst.info_offset.extend(
-        src.info_offset[a + 1..=b]
-            .iter()
-            .map(|&o| o - i0 + base),
-    );
+    dst.info_offset
+        .extend(src.info_offset[a + 1..=b].iter().map(|&o| o - i0 + base));
 }

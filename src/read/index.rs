@@ -216,18 +216,30 @@ impl List {
             self.keys.iter().filter(|k| hit(k)).for_each(f);
             return;
         }
-        let lo = self.max_end.partition_point(|&m| m < new.start);
-        let hi = self.keys.partition_point(|k| k.start <= new.end).max(lo);
-        let a = self.keys.partition_point(|k| k.start < old.start);
-        let b = self.keys.partition_point(|k| k.start <= old.end).max(a);
-        for k in &self.keys[lo..hi.min(a).max(lo)] {
-            if hit(k) {
-                f(k);
+        // Left of the old window: only a record ending before it can enter,
+        // so only when the new window starts earlier. (This range is bounded
+        // by the running maximum of ends: one long record makes it long.)
+        if new.start < old.start {
+            let lo = self.max_end.partition_point(|&m| m < new.start);
+            let hi = self
+                .keys
+                .partition_point(|k| k.start < old.start.min(new.end));
+            for k in self.keys.get(lo..hi).unwrap_or(&[]) {
+                if hit(k) {
+                    f(k);
+                }
             }
         }
-        for k in &self.keys[b.max(lo).min(hi)..hi] {
-            if hit(k) {
-                f(k);
+        // Right of the old window: only when the new one ends later. Every
+        // record starting after the old window and by the new one's end
+        // enters (its end is not before its start).
+        if new.end > old.end {
+            let b = self.keys.partition_point(|k| k.start <= old.end);
+            let hi = self.keys[b..].partition_point(|k| k.start <= new.end) + b;
+            for k in &self.keys[b..hi] {
+                if hit(k) {
+                    f(k);
+                }
             }
         }
     }
