@@ -357,7 +357,14 @@ proptest! {
         let tiny = Slog2File::open(&path).unwrap();
         tiny.set_node_cache_limit(16 * 600);
         let files = [&f, &nocache, &tiny];
-        let mut cursors: Vec<slog2::read::WindowCursor> = files.iter().map(|_| slog2::read::WindowCursor::new()).collect();
+        // Every file twice: nodes decoded whole on first use (the default),
+        // and record by record (exact decoded bytes).
+        let files = [files[0], files[1], files[2], files[0], files[1], files[2]];
+        let mut cursors: Vec<slog2::read::WindowCursor> = (0..files.len()).map(|i| {
+            let mut c = slog2::read::WindowCursor::new();
+            if i >= 3 { c.set_whole_node_bytes(0); }
+            c
+        }).collect();
         let (mut t0, mut t1) = (start.0 as f64 / 64.0 - 1.0, (start.0 + start.1) as f64 / 64.0 - 1.0);
         let mut prev: Option<(f64, f64)> = None;
         for m in std::iter::once(None).chain(plan.into_iter().map(Some)) {
@@ -368,7 +375,7 @@ proptest! {
                 Some(Move::Jump(s, l)) => { t0 = s as f64 / 64.0 - 1.0; t1 = t0 + l as f64 / 64.0; }
             }
             let oracle = oracle_window(&f, t0, t1);
-            for (cur, file) in cursors.iter_mut().zip(files) {
+            for (ci, (cur, file)) in cursors.iter_mut().zip(files).enumerate() {
                 let rows = cur.move_to(file, t0, t1).unwrap();
                 let got = from_rows(rows);
                 prop_assert_eq!(multiset(&got), multiset(&oracle), "window [{}, {}] after {:?}", t0, t1, prev);
@@ -384,7 +391,11 @@ proptest! {
                     }).cloned().collect::<Vec<_>>()),
                     _ => record_bytes(&oracle),
                 };
-                prop_assert_eq!(rows.stats.bytes_read, want_bytes);
+                // (Whole-node cursors copy the rows of nodes decoded on an
+                // earlier move: they may decode less, or whole nodes, more.)
+                if ci >= 3 || prev.is_none() {
+                    prop_assert_eq!(rows.stats.bytes_read, want_bytes);
+                }
                 prop_assert_eq!(cur.window(), Some(TimeBox::new(t0, t1)));
             }
             prev = Some((t0, t1));

@@ -1769,57 +1769,6 @@ pub extern "C" fn SLOG2_Get_last_error() -> *const c_char {
     last_error_ptr()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every library error kind has its own documented code with text.
-    #[test]
-    fn error_codes_are_distinct_and_named() {
-        use std::path::PathBuf;
-        let errors = [
-            Error::Io {
-                path: PathBuf::from("x"),
-                source: std::io::Error::other("e"),
-            },
-            Error::BadVersion { found: "x".into() },
-            Error::OrderViolation {
-                index: 1,
-                end: 0.0,
-                prev_end: 1.0,
-                location: String::new(),
-            },
-            Error::InvalidDrawable {
-                index: 1,
-                detail: "d".into(),
-                location: String::new(),
-            },
-            Error::Parse {
-                loc: crate::error::TextLocation {
-                    file: "f".into(),
-                    line: 1,
-                    column: 1,
-                },
-                detail: "d".into(),
-            },
-            Error::InvalidArgument("a".into()),
-            Error::Source("s".into()),
-            Error::NoDrawables,
-            Error::Unsupported("u".into()),
-        ];
-        let codes: Vec<c_int> = errors.iter().map(Slog2Api::code).collect();
-        let mut uniq = codes.clone();
-        uniq.sort();
-        uniq.dedup();
-        assert_eq!(uniq.len(), codes.len(), "{codes:?}");
-        for c in codes {
-            // SAFETY: static NUL-terminated text.
-            let s = unsafe { CStr::from_ptr(SLOG2_Get_err_string(c)) };
-            assert_ne!(s.to_str().unwrap(), "unknown error code");
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Window cursors (a viewer's moving window, see `crate::read::cursor`)
 
@@ -2075,4 +2024,55 @@ pub unsafe extern "C" fn SLOG2_Cursor_close(cursor: *mut SLOG2_Cursor) -> c_int 
         *c = std::ptr::null_mut();
         Ok(SLOG2_OK)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every library error kind has its own documented code with text.
+    #[test]
+    fn error_codes_are_distinct_and_named() {
+        use std::path::PathBuf;
+        let errors = [
+            Error::Io {
+                path: PathBuf::from("x"),
+                source: std::io::Error::other("e"),
+            },
+            Error::BadVersion { found: "x".into() },
+            Error::OrderViolation {
+                index: 1,
+                end: 0.0,
+                prev_end: 1.0,
+                location: String::new(),
+            },
+            Error::InvalidDrawable {
+                index: 1,
+                detail: "d".into(),
+                location: String::new(),
+            },
+            Error::Parse {
+                loc: crate::error::TextLocation {
+                    file: "f".into(),
+                    line: 1,
+                    column: 1,
+                },
+                detail: "d".into(),
+            },
+            Error::InvalidArgument("a".into()),
+            Error::Source("s".into()),
+            Error::NoDrawables,
+            Error::Unsupported("u".into()),
+        ];
+        let codes: Vec<c_int> = errors.iter().map(Slog2Api::code).collect();
+        let mut uniq = codes.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), codes.len(), "{codes:?}");
+        for c in codes {
+            // SAFETY: static NUL-terminated text.
+            let s = unsafe { CStr::from_ptr(SLOG2_Get_err_string(c)) };
+            assert_ne!(s.to_str().unwrap(), "unknown error code");
+        }
+    }
 }

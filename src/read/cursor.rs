@@ -68,8 +68,27 @@ pub struct WindowCursor {
     held: Vec<(u32, Arc<NodeTable>)>,
     held_spare: Vec<(u32, Arc<NodeTable>)>,
     nodes: Vec<u32>,
-    entering: Vec<(u32, RecordKey)>,
-    keyed: Vec<(DrawingKey, u32, RecordKey)>,
+    /// Entering records: node position, index in the node's records, key.
+    entering: Vec<(u32, u32, RecordKey)>,
+    keyed: Vec<(DrawingKey, u32, u32, RecordKey)>,
+    /// Whole small nodes decoded into rows, held while they intersect the
+    /// window, by directory position.
+    decoded: Vec<(u32, Arc<Decoded>)>,
+    decoded_spare: Vec<(u32, Arc<Decoded>)>,
+    /// Nodes up to this many bytes are decoded whole (`None`: [`WHOLE_NODE_BYTES`]).
+    whole_node_bytes: Option<usize>,
+}
+
+/// Blocks up to this size are decoded whole the first time a move takes
+/// records from them (leaves are 64 KiB by default); larger (upper-level)
+/// nodes are decoded record by record.
+pub const WHOLE_NODE_BYTES: usize = 128 << 10;
+
+/// The rows of every record of one node, in `NodeTable::records` order.
+struct Decoded {
+    rows: Rows,
+    /// Row where record `i` begins (`records + 1` entries).
+    first_row: Vec<u32>,
 }
 
 impl std::fmt::Debug for WindowCursor {
@@ -88,6 +107,17 @@ impl WindowCursor {
         WindowCursor::default()
     }
 
+    /// Decode nodes of up to `bytes` whole when a move first takes records
+    /// from them (default [`WHOLE_NODE_BYTES`]; `0`: always record by record).
+    pub fn set_whole_node_bytes(&mut self, bytes: usize) {
+        self.whole_node_bytes = Some(bytes);
+        self.decoded.clear();
+    }
+
+    fn whole_limit(&self) -> usize {
+        self.whole_node_bytes.unwrap_or(WHOLE_NODE_BYTES)
+    }
+
     /// The current window, if a move succeeded.
     pub fn window(&self) -> Option<TimeBox> {
         self.window
@@ -104,6 +134,7 @@ impl WindowCursor {
         self.window = None;
         self.rows = Rows::default();
         self.held.clear();
+        self.decoded.clear();
     }
 
     /// Move to `[t0, t1]` on `f` and return the window's rows (see the
@@ -134,6 +165,7 @@ impl WindowCursor {
         f.dir_index.overlapping(w, i16::MIN, &mut self.nodes);
         self.entering.clear();
         self.held_spare.clear();
+        self.decoded_spare.clear();
         for &pos in &self.nodes {
             let t = match self.held.binary_search_by_key(&pos, |h| h.0) {
                 Ok(i) => {
@@ -143,14 +175,43 @@ impl WindowCursor {
                 Err(_) => f.node_table(pos, &mut stats)?,
             };
             stats.nodes_read += 1;
-            t.entering(old, w, |k| {
-                stats.bytes_read += k.len as u64;
-                self.entering.push((pos, *k));
+            let before = self.entering.len();
+            t.entering(old, w, |i, k| {
+                self.entering.push((pos, i as u32, *k));
             });
+            let known = self
+                .decoded
+                .binary_search_by_key(&pos, |d| d.0)
+                .ok()
+                .map(|i| self.decoded[i].1.clone());
+            if let Some(d) = known {
+                self.decoded_spare.push((pos, d));
+            } else if self.entering.len() > before && f.block(pos)?.0.len() <= self.whole_limit() {
+                // First records taken from a small node: decode it whole
+                // (the reference viewer's way: later moves copy rows).
+                let mut rows = Rows::default();
+                let mut first_row = Vec::with_capacity(t.records().size_hint().0 + 1);
+                for k in t.records() {
+                    first_row.push(rows.len() as u32);
+                    stats.bytes_read += k.len as u64;
+                    f.push_hit(&mut rows, pos, k)?;
+                }
+                first_row.push(rows.len() as u32);
+                self.decoded_spare
+                    .push((pos, Arc::new(Decoded { rows, first_row })));
+            }
+            if self.decoded_spare.last().is_none_or(|d| d.0 != pos) {
+                // Decoded record by record below.
+                for (_, _, k) in &self.entering[before..] {
+                    stats.bytes_read += k.len as u64;
+                }
+            }
             self.held_spare.push((pos, t));
         }
         std::mem::swap(&mut self.held, &mut self.held_spare);
         self.held_spare.clear();
+        std::mem::swap(&mut self.decoded, &mut self.decoded_spare);
+        self.decoded_spare.clear();
         // Into drawing order, keys computed once, no allocation once warm
         // (each node list arrives as a sorted run, which the stable sort
         // merges).
@@ -158,7 +219,7 @@ impl WindowCursor {
         self.keyed.extend(
             self.entering
                 .iter()
-                .map(|&(pos, k)| (drawing_key(&k), pos, k)),
+                .map(|&(pos, i, k)| (drawing_key(&k), pos, i, k)),
         );
         self.keyed.sort_by_key(|a| a.0);
 
@@ -185,10 +246,10 @@ impl WindowCursor {
                 continue;
             }
             // Entering records that draw before row i go first.
-            while let Some((key, pos, k)) = entering.get(e) {
-                if *key < row_key(src, i) {
-                    f.push_hit(dst, *pos, k)?;
-                    e += 1;
+            while let Some(x) = entering.get(e) {
+                let bound = row_key(src, i);
+                if x.0 < bound {
+                    e = emit(f, &self.decoded, entering, e, Some(bound), dst)?;
                 } else {
                     break;
                 }
@@ -209,8 +270,8 @@ impl WindowCursor {
             copy_rows(src, i, j, dst);
             i = j;
         }
-        for (_, pos, k) in &entering[e..] {
-            f.push_hit(dst, *pos, k)?;
+        while e < entering.len() {
+            e = emit(f, &self.decoded, entering, e, None, dst)?;
         }
         dst.stats = stats;
         std::mem::swap(&mut self.rows, &mut self.spare);
@@ -220,6 +281,7 @@ impl WindowCursor {
 
     fn fresh(&mut self, f: &Slog2File, id: usize, w: TimeBox) -> Result<()> {
         self.window = None;
+        self.decoded.clear();
         self.file = id;
         let (hits, stats) = f.window_hits(w.start, w.end)?;
         let dst = &mut self.spare;
@@ -242,6 +304,40 @@ impl WindowCursor {
         self.window = Some(w);
         Ok(())
     }
+}
+
+/// Append entering record `e` (and the records after it that follow it in
+/// the same decoded node and draw before `bound`, as one run) to `dst`;
+/// the next index.
+fn emit(
+    f: &Slog2File,
+    decoded: &[(u32, Arc<Decoded>)],
+    entering: &[(DrawingKey, u32, u32, RecordKey)],
+    e: usize,
+    bound: Option<DrawingKey>,
+    dst: &mut Rows,
+) -> Result<usize> {
+    let (_, pos, i, k) = &entering[e];
+    let Ok(d) = decoded.binary_search_by_key(pos, |d| d.0) else {
+        f.push_hit(dst, *pos, k)?;
+        return Ok(e + 1);
+    };
+    let d = &decoded[d].1;
+    let mut j = e + 1;
+    let mut last = *i;
+    while let Some((key2, p2, i2, _)) = entering.get(j) {
+        if p2 != pos || *i2 != last + 1 || bound.is_some_and(|b| *key2 >= b) {
+            break;
+        }
+        last = *i2;
+        j += 1;
+    }
+    let (a, b) = (
+        d.first_row[*i as usize] as usize,
+        d.first_row[last as usize + 1] as usize,
+    );
+    copy_rows(&d.rows, a, b, dst);
+    Ok(j)
 }
 
 /// The drawing key of row `i` (a composite's row carries its record's box and

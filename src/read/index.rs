@@ -208,12 +208,16 @@ impl List {
     /// from `old` to `new` must add), in stored order. On a sorted list the
     /// records whose start lies in `old` intersect `old` (their end is not
     /// before their start), so that index range is skipped without a look.
-    fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(&RecordKey)) {
+    fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(usize, &RecordKey)) {
         let hit = |k: &RecordKey| {
             k.start <= new.end && new.start <= k.end && !(k.start <= old.end && old.start <= k.end)
         };
         if self.max_end.len() != self.keys.len() {
-            self.keys.iter().filter(|k| hit(k)).for_each(f);
+            for (i, k) in self.keys.iter().enumerate() {
+                if hit(k) {
+                    f(i, k);
+                }
+            }
             return;
         }
         // Left of the old window: only a record ending before it can enter,
@@ -224,9 +228,9 @@ impl List {
             let hi = self
                 .keys
                 .partition_point(|k| k.start < old.start.min(new.end));
-            for k in self.keys.get(lo..hi).unwrap_or(&[]) {
+            for (i, k) in self.keys.iter().enumerate().take(hi).skip(lo) {
                 if hit(k) {
-                    f(k);
+                    f(i, k);
                 }
             }
         }
@@ -236,9 +240,9 @@ impl List {
         if new.end > old.end {
             let b = self.keys.partition_point(|k| k.start <= old.end);
             let hi = self.keys[b..].partition_point(|k| k.start <= new.end) + b;
-            for k in &self.keys[b..hi] {
+            for (i, k) in self.keys.iter().enumerate().take(hi).skip(b) {
                 if hit(k) {
-                    f(k);
+                    f(i, k);
                 }
             }
         }
@@ -274,9 +278,16 @@ impl NodeTable {
 
     /// The records that intersect `new` and not `old`: nestless then
     /// nestable, each list in stored order (see [`super::cursor`]).
-    pub fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(&RecordKey)) {
+    /// `f` gets each record's index in [`records`](Self::records) order.
+    pub fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(usize, &RecordKey)) {
         self.nestless.entering(old, new, &mut f);
-        self.nestable.entering(old, new, &mut f);
+        let off = self.nestless.keys.len();
+        self.nestable.entering(old, new, |i, k| f(off + i, k));
+    }
+
+    /// Every record of the node: nestless then nestable, in stored order.
+    pub fn records(&self) -> impl Iterator<Item = &RecordKey> + '_ {
+        self.nestless.keys.iter().chain(self.nestable.keys.iter())
     }
 
     /// Bytes this table holds (what the cache counts).
