@@ -357,12 +357,12 @@ proptest! {
         let tiny = Slog2File::open(&path).unwrap();
         tiny.set_node_cache_limit(16 * 600);
         let files = [&f, &nocache, &tiny];
-        // Every file twice: nodes decoded whole on first use (the default),
-        // and record by record (exact decoded bytes).
+        // Every file twice: leaves decoded whole on first use, and record by
+        // record (the default: exact decoded bytes).
         let files = [files[0], files[1], files[2], files[0], files[1], files[2]];
         let mut cursors: Vec<slog2::read::WindowCursor> = (0..files.len()).map(|i| {
             let mut c = slog2::read::WindowCursor::new();
-            if i >= 3 { c.set_whole_node_bytes(0); }
+            if i < 3 { c.set_whole_node_bytes(1 << 20); }
             c
         }).collect();
         let (mut t0, mut t1) = (start.0 as f64 / 64.0 - 1.0, (start.0 + start.1) as f64 / 64.0 - 1.0);

@@ -75,14 +75,9 @@ pub struct WindowCursor {
     /// window, by directory position.
     decoded: Vec<(u32, Arc<Decoded>)>,
     decoded_spare: Vec<(u32, Arc<Decoded>)>,
-    /// Nodes up to this many bytes are decoded whole (`None`: [`WHOLE_NODE_BYTES`]).
-    whole_node_bytes: Option<usize>,
+    /// Leaves up to this many bytes are decoded whole (0, the default: none).
+    whole_node_bytes: usize,
 }
-
-/// Blocks up to this size are decoded whole the first time a move takes
-/// records from them (leaves are 64 KiB by default); larger (upper-level)
-/// nodes are decoded record by record.
-pub const WHOLE_NODE_BYTES: usize = 128 << 10;
 
 /// The rows of every record of one node, in `NodeTable::records` order.
 struct Decoded {
@@ -107,15 +102,20 @@ impl WindowCursor {
         WindowCursor::default()
     }
 
-    /// Decode nodes of up to `bytes` whole when a move first takes records
-    /// from them (default [`WHOLE_NODE_BYTES`]; `0`: always record by record).
+    /// Decode leaves of up to `bytes` whole the first time a move takes
+    /// records from them, and copy their rows on later moves (the reference
+    /// viewer's strategy); `0` (the default): every entering record is
+    /// decoded on its own. Measured on the 10M file (BENCHMARKS.md, "Window
+    /// queries"): whole leaves lower the median scroll by ~25 % but double
+    /// the mean (a 64 KiB leaf costs ~170 µs to decode whole, once per ~7
+    /// quarter-window scrolls), so the default does not.
     pub fn set_whole_node_bytes(&mut self, bytes: usize) {
-        self.whole_node_bytes = Some(bytes);
+        self.whole_node_bytes = bytes;
         self.decoded.clear();
     }
 
     fn whole_limit(&self) -> usize {
-        self.whole_node_bytes.unwrap_or(WHOLE_NODE_BYTES)
+        self.whole_node_bytes
     }
 
     /// The current window, if a move succeeded.
@@ -186,7 +186,10 @@ impl WindowCursor {
                 .map(|i| self.decoded[i].1.clone());
             if let Some(d) = known {
                 self.decoded_spare.push((pos, d));
-            } else if self.entering.len() > before && f.block(pos)?.0.len() <= self.whole_limit() {
+            } else if self.entering.len() > before
+                && f.directory[pos as usize].id.depth == 0
+                && f.block(pos)?.0.len() <= self.whole_limit()
+            {
                 // First records taken from a small node: decode it whole
                 // (the reference viewer's way: later moves copy rows).
                 let mut rows = Rows::default();
