@@ -13,7 +13,9 @@
 //! — timed one by one; we report p50/p99 per kind, rows per query and the
 //! query's own stats: bytes decoded (`bytes_read`) against the bytes of the
 //! records returned, and node bytes walked on cache misses
-//! (`bytes_indexed`). The other figures the issue asks for: whole-file
+//! (`bytes_indexed`). [`run_cursor`] runs the same plan as a viewer's moves
+//! of one [`WindowCursor`](crate::read::WindowCursor) (each timed step
+//! leaves the whole window's columns available). The other figures the issue asks for: whole-file
 //! previews at every depth, threads on one file and on separate opens, and
 //! RSS over many random jumps (the bounded cache).
 
