@@ -651,9 +651,21 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 f.directory().len()
             );
             let (j, s) = bench::run(&f, &plan)?;
-            for (name, l) in [("jump", j), ("scroll", s)] {
+            // The same plan through a WindowCursor (a viewer's moves), on a
+            // second open of the file so its node cache starts cold too.
+            let g = Slog2File::open(&file)?;
+            if let Some(c) = cache {
+                g.set_node_cache_limit(c);
+            }
+            let (cj, cs) = bench::run_cursor(&g, &plan)?;
+            for (name, l) in [
+                ("jump", j),
+                ("scroll", s),
+                ("cursor jump", cj),
+                ("cursor scroll", cs),
+            ] {
                 println!(
-                    "{name:6} n={} p50 {:.1} us p99 {:.1} us; {:.0} rows, {:.1} nodes; decoded {:.0} B, returned {:.0} B ({:.2}x), walked on misses {:.0} B per query",
+                    "{name:13} n={} p50 {:.1} us p99 {:.1} us; {:.0} rows, {:.1} nodes; decoded {:.0} B, returned {:.0} B ({:.2}x), walked on misses {:.0} B per query",
                     l.count, l.p50_us, l.p99_us, l.rows_per_query, l.nodes_per_query,
                     l.decoded_per_query, l.returned_per_query,
                     l.decoded_per_query / l.returned_per_query.max(1.0),

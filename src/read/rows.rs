@@ -442,3 +442,22 @@ impl Slog2File {
         Ok(stats)
     }
 }
+
+impl Slog2File {
+    /// Decode the record `k` of the node at `pos` straight into `rows` (one
+    /// row, or a composite's row and its members'). Used by the cursor.
+    pub(super) fn push_hit(
+        &self,
+        rows: &mut Rows,
+        pos: u32,
+        k: &crate::format::RecordKey,
+    ) -> Result<()> {
+        let mut d = self.hit_decoder(pos, k)?;
+        let mut sink = RowSink {
+            rows,
+            key: k,
+            parent: -1,
+        };
+        crate::format::visit_drawable(&mut d, &mut sink)
+    }
+}
