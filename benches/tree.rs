@@ -48,7 +48,8 @@ fn bench_window(c: &mut Criterion) {
 
 /// Issue #15: `window_rows` (what `SLOG2_Query_window` copies out) on
 /// ~1000-drawable windows — random jumps with the node cache warm or
-/// disabled, and scrolls by a quarter window — the plan of `slog2 bench query`.
+/// disabled, and scrolls by a quarter window — the plan of `slog2 bench query`;
+/// and the same scrolls as moves of a `WindowCursor`.
 fn bench_window_rows(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut g = c.benchmark_group("window_rows");
@@ -74,6 +75,19 @@ fn bench_window_rows(c: &mut Criterion) {
                 });
             });
         }
+        // A viewer scrolling with a WindowCursor: each iteration is one
+        // quarter-window move (the scroll plan cycles; its last window jumps
+        // back to the first, a fresh query once per 256 moves).
+        f.set_node_cache_limit(slog2::read::DEFAULT_CACHE_BYTES);
+        let mut cur = slog2::read::WindowCursor::new();
+        let mut i = 0usize;
+        g.bench_with_input(BenchmarkId::new("cursor-scroll", n), &n, |b, _| {
+            b.iter(|| {
+                let p = &scrolls[i % scrolls.len()];
+                i += 1;
+                cur.move_to(&f, p.t0, p.t1).unwrap().len()
+            });
+        });
         g.bench_with_input(BenchmarkId::new("preview-root", n), &n, |b, _| {
             let tb = f.total_time();
             b.iter(|| f.preview_rows(tb.start, tb.end, 40).unwrap().len());

@@ -121,6 +121,11 @@
 #define SLOG2_KIND_SHADOW 2
 
 /*
+ Opaque cursor state.
+ */
+typedef struct SLOG2_Cursor_s SLOG2_Cursor_s;
+
+/*
  Opaque file state.
  */
 typedef struct SLOG2_File_s SLOG2_File_s;
@@ -232,10 +237,22 @@ typedef struct SLOG2_Query_columns {
 } SLOG2_Query_columns;
 
 /*
- What a query read.
+ What a query read. Both depend only on the file and the window (not on
+ the node cache).
  */
 typedef struct SLOG2_Query_stats {
+  /*
+   Tree nodes whose time box intersects the window (their drawables
+   were searched).
+   */
   int nodes_read;
+  /*
+   Bytes of the drawables decoded: the records of the drawables
+   returned (tags included), plus, for a preview, the bytes of the
+   child stubs (which hold the shadows) decoded. Not the size of the
+   nodes touched: a query decodes only the records that intersect the
+   window (see the README, "Window queries").
+   */
   int64_t bytes_read;
 } SLOG2_Query_stats;
 
@@ -243,6 +260,50 @@ typedef struct SLOG2_Query_stats {
  Handle of a whole-file scan (SLOG2_Scan_open).
  */
 typedef struct SLOG2_Scan_s *SLOG2_Scan;
+
+/*
+ Handle of a window cursor (SLOG2_Cursor_open).
+ */
+typedef struct SLOG2_Cursor_s *SLOG2_Cursor;
+
+/*
+ Read-only view of a cursor's current rows (SLOG2_Cursor_get_view), the same
+ columns SLOG2_Query_window fills, in the library's own arrays. Valid until
+ the next SLOG2_Cursor_move or SLOG2_Cursor_close on that cursor. Row `i`'s
+ info bytes are `info[info_offset[i] .. info_offset[i + 1]]`
+ (`info_offset` has `n_rows + 1` entries). The column pointers are NULL
+ when `n_rows` is 0, `info` when `n_info_bytes` is 0.
+ */
+typedef struct SLOG2_Cursor_view {
+  int n_rows;
+  int n_info_bytes;
+  /*
+   SLOG2_KIND_PRIMITIVE or SLOG2_KIND_COMPOSITE (one byte per row).
+   */
+  const uint8_t *kind;
+  const int32_t *category;
+  const double *start;
+  const double *end;
+  /*
+   Time and line of the first and of the last vertex (arrow direction).
+   */
+  const double *time0;
+  const double *time1;
+  const int32_t *line0;
+  const int32_t *line1;
+  /*
+   Row of the composite a member row belongs to, else -1.
+   */
+  const int32_t *parent;
+  const int64_t *num_real;
+  const uint32_t *info_offset;
+  const char *info;
+  /*
+   The window of these rows.
+   */
+  double t0;
+  double t1;
+} SLOG2_Cursor_view;
 
 /*
  The draft's other name for the directory node.
@@ -704,6 +765,71 @@ const char *SLOG2_Get_err_string(int ierr);
  offset...); "" when none. Valid until the next failing call on this thread.
  */
 const char *SLOG2_Get_last_error(void);
+
+/*
+ Open a window cursor on a read-mode file: one per viewer. A cursor keeps
+ the current window's rows and, on each SLOG2_Cursor_move, drops the rows
+ that left and decodes only the drawables entering (a move that does not
+ overlap the previous window is a fresh query). The cursor keeps the file's
+ data alive: SLOG2_Close(file) may come before SLOG2_Cursor_close.
+ Calls on one cursor serialise on its lock; cursors and queries on one file
+ run concurrently. `*cursor` is set to the handle, or NULL on failure.
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `cursor` is NULL or valid for one handle.
+ */
+int SLOG2_Cursor_open(SLOG2_File fp, SLOG2_Cursor *cursor);
+
+/*
+ Move the cursor to the window `[t0, t1]`: afterwards it holds exactly the
+ rows SLOG2_Query_window(t0, t1) returns, in drawing order (start
+ ascending, then end descending, category, first line, last line; a
+ composite's row is followed by its members' rows). Rows with equal
+ drawing keys may come in another order than from SLOG2_Query_window.
+ `n_rows`, `n_info_bytes`, `stats` may be NULL; `stats->bytes_read` counts
+ the records this move decoded (the entering ones). On failure the cursor
+ is emptied (its next move is a fresh query). Read the rows with
+ SLOG2_Cursor_get_view (no copy) or SLOG2_Cursor_rows (into your arrays).
+ Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (t0 > t1, NaN, over 2^31 rows),
+ SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `n_rows`, `n_info_bytes` NULL or valid for one int; `stats` NULL or valid
+ for one struct.
+ */
+int SLOG2_Cursor_move(SLOG2_Cursor c, double t0, double t1, int *n_rows, int *n_info_bytes, struct SLOG2_Query_stats *stats);
+
+/*
+ The cursor's current rows without a copy (see SLOG2_Cursor_view). Before
+ the first successful move, `n_rows` is 0. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (over 2^31 rows), SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `view` is NULL or valid for one struct.
+ */
+int SLOG2_Cursor_get_view(SLOG2_Cursor c, struct SLOG2_Cursor_view *view);
+
+/*
+ Copy the cursor's current rows into the caller's columns, with the array
+ conventions of SLOG2_Query_window (on SLOG2_ERR_ARRAY_TOO_SMALL nothing is
+ written and `*n_out` holds the rows needed). `stats` gets the last move's.
+ Returns as SLOG2_Query_window.
+
+ # Safety
+ As SLOG2_Query_window.
+ */
+int SLOG2_Cursor_rows(SLOG2_Cursor c, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
+
+/*
+ Close a cursor and set `*cursor` to NULL (its views become invalid).
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE (NULL, unknown
+ or already closed).
+
+ # Safety
+ `cursor` is NULL or valid for one handle.
+ */
+int SLOG2_Cursor_close(SLOG2_Cursor *cursor);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -281,10 +281,15 @@ TRACE_EXPORT int TRACE_Get_next_composite(TRACE_file fp, int *category_index, in
 TRACE_EXPORT int TRACE_Get_position(TRACE_file fp, TRACE_int64_t *offset);
 
 /*
- Go to a cookie from `TRACE_Get_position` of this handle. Forward moves
- skip records from where the reader is; a backward move reopens the source
- and skips from its start. Returns 0; TRACE_ERR_POSITION (negative, past
- the end), TRACE_ERR_BAD_HANDLE, the reading errors.
+ Go to a cookie from `TRACE_Get_position` of this handle. The reader
+ keeps a checkpoint every 256 records as it reads (a text file: byte
+ offset and line; an SLOG-2 file: the nodes being merged), so a move goes
+ to the checkpoint at or before the cookie and reads at most 255 records
+ from there — never from the start of the trace. A short forward move
+ just skips records. Sources that cannot seek (a pipe, a C plugin, a
+ CLOG2 log, whose pairing state is not kept) reopen the trace and skip
+ from its start. Returns 0; TRACE_ERR_POSITION (negative, past the end),
+ TRACE_ERR_BAD_HANDLE, the reading errors.
 
  # Safety
  No pointer is used.

@@ -15,6 +15,8 @@
 #   PREFIX/lib/libslog2jni.so          (JNI: slog2.api natives + logformat.trace.InputLog drop-in)
 #   PREFIX/lib/libTraceInput.so        -> libslog2jni.so (what slog2sdk's jars load)
 #   PREFIX/share/java/slog2.jar        (the slog2.api classes; needs a JDK, skipped with a warning without one)
+#   PREFIX/share/java/slog2view.jar    (the viewer; `PREFIX/bin/slog2 view FILE` runs it with
+#                                      PREFIX/lib/libslog2jni.so; same JDK condition)
 # with the version from Cargo.toml. libslog2.so is installed as cargo builds
 # it (no SONAME; the CMake package links it as -lslog2). Afterwards:
 #   cmake ... -DCMAKE_PREFIX_PATH=PREFIX      find_package(slog2 CONFIG REQUIRED)
@@ -71,10 +73,13 @@ install -m 755 "$release/libslog2jni.so" "$prefix/lib/libslog2jni.so"
 ln -sfn libslog2jni.so "$prefix/lib/libTraceInput.so"
 if command -v javac >/dev/null 2>&1 && command -v jar >/dev/null 2>&1; then
   java/build.sh --no-test >/dev/null
+  java/viewer/build.sh --no-test >/dev/null
   install -d "$prefix/share/java"
   install -m 644 java/build/slog2.jar "$prefix/share/java/slog2.jar"
+  # its manifest's Class-Path names slog2.jar in the same folder
+  install -m 644 java/build/slog2view.jar "$prefix/share/java/slog2view.jar"
 else
-  echo "warning: no JDK (javac/jar): $prefix/share/java/slog2.jar not installed" >&2
+  echo "warning: no JDK (javac/jar): $prefix/share/java/slog2.jar and slog2view.jar not installed" >&2
 fi
 
 subst() { # TEMPLATE OUTPUT

@@ -13,7 +13,9 @@
 #      slog2sdk-jar drop-in checks (scripts/java-dropin.sh) when SLOG2SDK_JARS names
 #      the directory holding traceTOslog2.jar and traceprint.jar (they are not in the repo)
 #   8. Viewer: slog2view's JUnit suite (java/viewer/build.sh): pixel checks of rendered
-#      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb
+#      pictures, popups against slog2 print, --render, and a real-window smoke test under Xvfb;
+#      then the installed viewer: PREFIX/bin/slog2 view opens PREFIX/share/java/slog2view.jar
+#      with PREFIX/lib/libslog2jni.so and paints a frame (scripts/viewer-install-check.sh)
 #   9. a bounded, reproducible fuzz run of every fuzz target (scripts/fuzz-run.sh: 10000
 #      inputs each from seed 1 and the fixture seeds)
 # Any failing or missing suite fails the script. Each step prints its name,
@@ -59,5 +61,6 @@ step "Python tests" scripts/python-tests.sh
 step "Java tests" java/build.sh
 step "Java drop-in (slog2sdk jars from SLOG2SDK_JARS)" scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
 step "Viewer tests" java/viewer/build.sh
+step "Installed viewer (slog2 view from the install prefix, real window under Xvfb)" scripts/viewer-install-check.sh "$prefix"
 step "Fuzz (bounded: 10000 inputs per target from seed 1; longer runs in RELIABILITY.md)" scripts/fuzz-run.sh 120 10000
 echo "== all suites passed ($((SECONDS - t_all)) s)"

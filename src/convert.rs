@@ -176,16 +176,47 @@ fn check_composite(
             stated.start, stated.end
         ));
     }
+    if let Some((_, e)) = member_problem(stated, members, member_boxes) {
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The first composite member that breaks the rules: its index and the detail.
+fn member_problem(
+    stated: TimeBox,
+    members: &[Primitive],
+    member_boxes: &[TimeBox],
+) -> Option<(usize, String)> {
     for (i, (m, b)) in members.iter().zip(member_boxes).enumerate() {
-        check_primitive(*b, m, &format!("composite member {i}: "))?;
+        if let Err(e) = check_primitive(*b, m, &format!("composite member {i}: ")) {
+            return Some((i, e));
+        }
         if !stated.contains(b) {
-            return Err(format!(
-                "composite member {i}: time box [{}, {}] is outside the composite's [{}, {}]",
-                b.start, b.end, stated.start, stated.end
+            return Some((
+                i,
+                format!(
+                    "composite member {i}: time box [{}, {}] is outside the composite's [{}, {}]",
+                    b.start, b.end, stated.start, stated.end
+                ),
             ));
         }
     }
-    Ok(())
+    None
+}
+
+/// Where a problem the [`Checker`] found lies: the record `i` of the last
+/// batch, or, when the problem is one member of a composite, that member's
+/// own place (a text trace: the member's line, not the composite's).
+fn problem_location(source: &dyn TraceSource, i: usize, rec: &Record) -> String {
+    if let Record::Composite(c) = rec {
+        if ordered(c.stated.start, c.stated.end) {
+            if let Some((m, _)) = member_problem(c.stated, &c.composite.members, &c.member_boxes) {
+                return source.member_location(i, m);
+            }
+        }
+    }
+    source.location_of(i)
 }
 
 /// The TRACE-API time rules over the stream of drawables.
@@ -425,7 +456,7 @@ fn read_source(
             for (i, rec) in recs.drain(..).enumerate() {
                 summary.count_definition(&rec);
                 if let Some(e) = checker.check(&rec) {
-                    return Err(located(e, &source.location_of(i)));
+                    return Err(located(e, &problem_location(source, i, &rec)));
                 }
                 add(w, rec).map_err(|e| located(e, &source.location_of(i)))?;
             }
@@ -434,7 +465,7 @@ fn read_source(
                 summary.count_definition(rec);
                 if let Some(e) = checker.check(rec) {
                     summary.warnings += 1;
-                    warn(&located(e, &source.location_of(i)).to_string());
+                    warn(&located(e, &problem_location(source, i, rec)).to_string());
                 }
             }
             // Drawables go through the reorder buffer.
@@ -477,4 +508,35 @@ fn read_source(
         warn(&s);
     }
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(drawables: u64, seconds: f64) -> String {
+        let s = ConvertSummary {
+            write: WriteSummary {
+                drawables,
+                ..Default::default()
+            },
+            seconds,
+            ..Default::default()
+        };
+        s.paragraph(Path::new("out.slog2"))
+    }
+
+    /// A rate over a few milliseconds measures start-up: only the time then.
+    #[test]
+    fn summary_states_a_rate_only_for_runs_long_enough_to_measure() {
+        let tiny = summary(1500, 0.007);
+        assert!(
+            tiny.contains("in 0.007 s.") && !tiny.contains("/s"),
+            "{tiny}"
+        );
+        let edge = summary(1500, MIN_RATE_SECONDS);
+        assert!(edge.contains("(75000 drawables/s)"), "{edge}");
+        let big = summary(3_000_000, 1.5);
+        assert!(big.contains("in 1.500 s (2000000 drawables/s)."), "{big}");
+    }
 }

@@ -3,13 +3,15 @@
 //! RELIABILITY.md): NULL, closed and made-up handles, short arrays with
 //! canaries, 8 threads on one handle, 10,000 handles.
 
+mod common;
+
 use std::ffi::{c_char, c_int, CString};
 use std::path::{Path, PathBuf};
 
 use slog2::capi::slog2::*;
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/trace-sample/data.slog2")
+    common::fixture("trace-sample/data.slog2")
 }
 
 fn open_r(p: &Path) -> SLOG2_File {

@@ -438,3 +438,53 @@ fn trace_open_reads_clog2_through_the_c_abi() {
         assert_eq!(TRACE_Close(&mut fp), 0);
     }
 }
+
+/// Every record of a source, or its error with the source's name replaced.
+fn records_or_error<S: TraceSource + ?Sized>(s: &mut S, name: &str) -> Result<Vec<Record>, String> {
+    let mut all = Vec::new();
+    let mut batch = Vec::new();
+    loop {
+        match s.next_records(&mut batch) {
+            Ok(()) if batch.is_empty() => return Ok(all),
+            Ok(()) => all.append(&mut batch),
+            Err(e) => return Err(e.to_string().replace(name, "<bytes>")),
+        }
+    }
+}
+
+#[test]
+fn mapped_file_reads_like_the_byte_stream() {
+    // `Clog2Source::open` maps the file (and drops pages every 4 MB);
+    // `from_bytes` reads through the one-block buffer: the same records,
+    // or the same error, for whole fixtures, every cut at a block
+    // boundary, and a generated log large enough to drop pages.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.clog2");
+    clog2::gen::generate_file(&big, 200_000, 16).unwrap();
+    assert!(std::fs::metadata(&big).unwrap().len() > 8 << 20);
+    let mut inputs: Vec<Vec<u8>> = vec![std::fs::read(&big).unwrap()];
+    for name in ["edge_cases", "user_states", "threads"] {
+        let bytes = std::fs::read(fixture(name, "clog2")).unwrap();
+        for cut in boundaries(&bytes).into_iter().step_by(7) {
+            inputs.push(bytes[..cut].to_vec());
+        }
+        inputs.push(bytes);
+    }
+    let path = dir.path().join("in.clog2");
+    let name = path.display().to_string();
+    let mut converted = 0;
+    for bytes in &inputs {
+        std::fs::write(&path, bytes).unwrap();
+        let from_bytes = Clog2Source::from_bytes(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|mut s| records_or_error(&mut s, "<bytes>"));
+        let mapped = Clog2Source::open(&path)
+            .map_err(|e| e.to_string().replace(&name, "<bytes>"))
+            .and_then(|mut s| records_or_error(&mut s, &name));
+        if from_bytes.is_ok() {
+            converted += 1;
+        }
+        assert_eq!(mapped, from_bytes, "input of {} bytes", bytes.len());
+    }
+    assert_eq!(converted, 4, "the whole inputs convert");
+}

@@ -1,6 +1,8 @@
 //! Hostile files and ordinary accidents (issue #16), each reproduced here:
 //! every test failed (panic, wrong output, lost data) before its fix.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use slog2::convert::{convert, ConvertOptions};
@@ -8,7 +10,7 @@ use slog2::trace::{self, Record, TraceSource};
 use slog2::*;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+    common::fixtures()
 }
 
 fn all_records(s: &mut dyn TraceSource) -> Vec<Record> {
@@ -231,25 +233,6 @@ fn stale_temp_files_of_dead_writers_are_cleaned() {
     tiny_file(&dir.path().join("t.slog2")).unwrap();
     assert!(!stale.exists());
     assert!(live.exists() && other.exists());
-}
-
-/// Every unfinished writer's temporary file is listed for signal handling.
-#[test]
-fn remove_temp_files_removes_unfinished_writers_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = Slog2Writer::create(dir.path().join("a.slog2"), WriterOptions::default()).unwrap();
-    let names = || -> Vec<String> {
-        std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect()
-    };
-    let n = names();
-    assert_eq!(n.len(), 1);
-    assert!(n[0].starts_with(&format!(".a.slog2.slog2tmp-{}-", std::process::id())));
-    assert!(slog2::write::temp::remove_temp_files() >= 1);
-    assert!(names().is_empty());
-    drop(w);
 }
 
 /// A missing output directory read as a missing file.

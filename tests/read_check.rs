@@ -1,15 +1,13 @@
 //! `Slog2File::check` and `open` on deliberately damaged copies of fixtures:
 //! each edit must produce the right finding (invariant number, level).
 
-use std::path::Path;
+mod common;
 
 use slog2::read::Slog2File;
 use slog2::{Drawable, NodeId};
 
 fn fixture(rel: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures")
-        .join(rel);
+    let p = common::fixture(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -258,8 +256,7 @@ fn open_rejects_bad_metadata() {
 #[test]
 fn mmap_open_of_a_large_file() {
     // big_stencil (1 MB) goes through the memory map, small files are read.
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/clog2/big_stencil.slog2");
+    let p = common::fixture("clog2/big_stencil.slog2");
     let f = Slog2File::open(&p).unwrap();
     assert_eq!(f.path(), Some(p.as_path()));
     assert_eq!(f.file_len(), 1_008_586);

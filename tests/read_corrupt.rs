@@ -2,6 +2,8 @@
 //! byte-edited copies (deterministic xorshift) go through open, check,
 //! window, preview, drawables and popup text; each must return Ok or Err.
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -9,7 +11,7 @@ use std::time::Instant;
 use slog2::read::Slog2File;
 
 fn all_slog2() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    let root = common::fixtures();
     let mut v = Vec::new();
     for sub in ["slog2", "trace-sample", "clog2"] {
         for e in std::fs::read_dir(root.join(sub)).unwrap() {
@@ -197,8 +199,7 @@ fn damaged_copies_never_panic_others() {
 
 #[test]
 fn every_truncation_of_a_small_file() {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/trace-sample/data.slog2");
+    let p = common::fixture("trace-sample/data.slog2");
     let orig = std::fs::read(p).unwrap();
     let mut rng = XorShift(7);
     for n in 0..orig.len() {

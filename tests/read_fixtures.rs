@@ -1,6 +1,8 @@
 //! The reader against every reference-written fixture in `../shared/fixtures`
 //! (used in place) and the reference printer's dumps of them.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -9,7 +11,7 @@ use slog2::read::Slog2File;
 use slog2::{Drawable, TimeBox};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+    common::fixtures()
 }
 
 /// Every `.slog2` under slog2/, trace-sample/ and clog2/, sorted.

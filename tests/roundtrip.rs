@@ -4,12 +4,14 @@
 //! - the same tree directory (node IDs, time boxes, block pointers) and the
 //!   same category counts and ratios as the reference wrote.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use slog2::*;
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    let root = common::fixtures();
     let mut v = Vec::new();
     for sub in ["slog2", "trace-sample", "clog2"] {
         for e in std::fs::read_dir(root.join(sub)).expect("fixtures dir") {

@@ -7,7 +7,6 @@
 //! size so that lines are cut at the end of the buffer.
 
 use std::io::Read;
-use std::path::PathBuf;
 
 mod common;
 
@@ -69,10 +68,7 @@ fn assert_same(text: &[u8], steps: &[usize]) {
 
 #[test]
 fn sample_traces_parse_the_same_in_batches() {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/trace-sample"
-    ));
+    let dir = common::fixture("trace-sample");
     let mut n = 0;
     for e in std::fs::read_dir(&dir).expect("../shared/fixtures/trace-sample") {
         let p = e.unwrap().path();

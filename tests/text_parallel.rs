@@ -60,10 +60,7 @@ fn assert_same(text: &[u8], workers: usize, chunk: usize) {
 }
 
 fn fixture_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/trace-sample"
-    ))
+    common::fixture("trace-sample")
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The sample text format reader: exact records, and errors that name line
 //! and column for every kind of malformed input.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -9,13 +11,8 @@ use slog2::model::*;
 use slog2::trace::text::TextSource;
 use slog2::trace::{Record, TraceSource};
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/trace-sample/"
-);
-
 fn fixture(name: &str) -> PathBuf {
-    Path::new(FIXTURES).join(name)
+    common::fixture("trace-sample").join(name)
 }
 
 /// Our records printed the way the reference C client `trace_print` prints

@@ -10,10 +10,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod query_out;
 mod signals;
 
+use query_out::QueryOut;
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
-use slog2::model::{Drawable, Shadow};
+use slog2::read::rows::Rows;
 use slog2::read::Slog2File;
 use slog2::trace::plugin::{PluginOpen, PluginSource};
 use slog2::trace::TraceSource;
@@ -110,8 +112,9 @@ enum Cmd {
     Bench(BenchCmd),
     /// Open FILE in slog2view, the timeline viewer (runs `java -jar slog2view.jar FILE`; needs Java 17).
     ///
-    /// The jar is --jar, else $SLOG2VIEW_JAR, else java/build/slog2view.jar of the repository this
-    /// binary was built in, else ../share/java/slog2view.jar beside an installed binary.
+    /// The jar is --jar, else $SLOG2VIEW_JAR, else ../share/java/slog2view.jar beside an installed
+    /// binary (scripts/install.sh), else java/build/slog2view.jar of the repository this binary was
+    /// built in.
     View {
         file: PathBuf,
         /// The slog2view jar.
@@ -400,25 +403,39 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             let f = Slog2File::open(&file)?;
             let tb = f.total_time();
             let (t0, t1) = (from.unwrap_or(tb.start), to.unwrap_or(tb.end));
-            let (drawables, shadows, st) = match depth {
+            let stdout = io::stdout();
+            let w = BufWriter::new(stdout.lock());
+            let mut out = QueryOut::new(&f, format, w).map_err(|e| io_err(&file, e))?;
+            // A window streams: each piece of rows is written before the
+            // next is decoded. A preview (depth > 0) is built whole (its
+            // shadows are summed over the window), then written a piece of
+            // rows at a time; depth 0 or less is full detail without
+            // shadows, i.e. the window (same rows, same stats).
+            const PIECE: usize = 4096;
+            let st = match depth.filter(|&d| d > 0) {
                 Some(d) => {
                     let p = f.preview(t0, t1, d)?;
-                    (p.drawables, p.shadows, p.stats)
+                    let mut write = |ds: &[_], ss: &[_]| {
+                        let rows = Rows::from_parts(ds, ss, Default::default());
+                        out.rows(&rows).map_err(|e| io_err(&file, e))
+                    };
+                    for ds in p.drawables.chunks(PIECE) {
+                        write(ds, &[])?;
+                    }
+                    for ss in p.shadows.chunks(PIECE) {
+                        write(&[], ss)?;
+                    }
+                    p.stats
                 }
-                None => {
-                    let w = f.window(t0, t1)?;
-                    (w.drawables, Vec::new(), w.stats)
-                }
+                None => f.window_rows_each(t0, t1, PIECE, |rows| {
+                    out.rows(rows).map_err(|e| io_err(&file, e))
+                })?,
             };
-            let stdout = io::stdout();
-            let mut w = BufWriter::new(stdout.lock());
-            query_out(&f, &drawables, &shadows, format, &mut w).map_err(|e| io_err(&file, e))?;
-            w.flush().map_err(|e| io_err(&file, e))?;
+            let (drawables, shadows) = (out.drawables, out.shadows);
+            out.finish().map_err(|e| io_err(&file, e))?;
             if stats {
                 eprintln!(
-                    "window [{t0}, {t1}]: {} drawables, {} shadows; read {} of {} tree nodes, {} bytes",
-                    drawables.len(),
-                    shadows.len(),
+                    "window [{t0}, {t1}]: {drawables} drawables, {shadows} shadows; read {} of {} tree nodes, {} bytes",
                     st.nodes_read,
                     f.directory().len(),
                     st.bytes_read
@@ -469,162 +486,6 @@ fn io_err(path: &Path, e: io::Error) -> slog2::Error {
     slog2::Error::Io {
         path: path.to_path_buf(),
         source: e,
-    }
-}
-
-fn kind_of(f: &Slog2File, d: &Drawable) -> &'static str {
-    match d {
-        Drawable::Composite(_) => "composite",
-        Drawable::Primitive(p) => match f.category(p.category).map(|c| c.topology) {
-            Some(slog2::Topology::Event) => "event",
-            Some(slog2::Topology::Arrow) => "arrow",
-            _ => "state",
-        },
-    }
-}
-
-fn query_out(
-    f: &Slog2File,
-    ds: &[Drawable],
-    ss: &[Shadow],
-    format: Format,
-    w: &mut impl Write,
-) -> io::Result<()> {
-    let name = |c: i32| {
-        f.category(c)
-            .map(|c| c.name.clone())
-            .unwrap_or_else(|| format!("UnknownType-{c}"))
-    };
-    match format {
-        Format::Text => {
-            for d in ds {
-                let b = d.time_box();
-                write!(
-                    w,
-                    "{:<9} {:<20} [{}, {}] lines {}->{}",
-                    kind_of(f, d),
-                    name(d.category()),
-                    b.start,
-                    b.end,
-                    d.first_line(),
-                    d.last_line()
-                )?;
-                let text = f.popup_text(d);
-                if !text.is_empty() {
-                    write!(w, " {text}")?;
-                }
-                writeln!(w)?;
-            }
-            for s in ss {
-                write!(
-                    w,
-                    "shadow    {:<20} [{}, {}] lines {}->{} n={}",
-                    name(s.category),
-                    s.time_box.start,
-                    s.time_box.end,
-                    s.vertices.first().map_or(0, |v| v.line),
-                    s.vertices.last().map_or(0, |v| v.line),
-                    s.num_real
-                )?;
-                for wt in &s.weights {
-                    write!(
-                        w,
-                        " {}:{}/{}x{}",
-                        name(wt.category),
-                        wt.incl,
-                        wt.excl,
-                        wt.count
-                    )?;
-                }
-                writeln!(w)?;
-            }
-        }
-        Format::Csv => {
-            writeln!(w, "kind,category,name,start,end,line0,line1,num_real,info")?;
-            for d in ds {
-                let b = d.time_box();
-                writeln!(
-                    w,
-                    "{},{},{},{},{},{},{},1,{}",
-                    kind_of(f, d),
-                    d.category(),
-                    csv(&name(d.category())),
-                    b.start,
-                    b.end,
-                    d.first_line(),
-                    d.last_line(),
-                    csv(&f.popup_text(d))
-                )?;
-            }
-            for s in ss {
-                writeln!(
-                    w,
-                    "shadow,{},{},{},{},{},{},{},",
-                    s.category,
-                    csv(&name(s.category)),
-                    s.time_box.start,
-                    s.time_box.end,
-                    s.vertices.first().map_or(0, |v| v.line),
-                    s.vertices.last().map_or(0, |v| v.line),
-                    s.num_real
-                )?;
-            }
-        }
-        Format::Json => {
-            let mut items = Vec::new();
-            for d in ds {
-                let b = d.time_box();
-                let prims: Vec<_> = d
-                    .primitives()
-                    .iter()
-                    .map(|p| {
-                        serde_json::json!({
-                            "category": p.category,
-                            "vertices": p.vertices.iter().map(|v| serde_json::json!([v.time, v.line])).collect::<Vec<_>>(),
-                        })
-                    })
-                    .collect();
-                let mut o = serde_json::json!({
-                    "kind": kind_of(f, d),
-                    "category": d.category(),
-                    "name": name(d.category()),
-                    "start": b.start,
-                    "end": b.end,
-                    "info": f.popup_text(d),
-                });
-                if matches!(d, Drawable::Composite(_)) {
-                    o["members"] = serde_json::Value::Array(prims);
-                } else {
-                    o["vertices"] = prims[0]["vertices"].clone();
-                }
-                items.push(o);
-            }
-            for s in ss {
-                items.push(serde_json::json!({
-                    "kind": "shadow",
-                    "category": s.category,
-                    "name": name(s.category),
-                    "start": s.time_box.start,
-                    "end": s.time_box.end,
-                    "vertices": s.vertices.iter().map(|v| serde_json::json!([v.time, v.line])).collect::<Vec<_>>(),
-                    "num_real": s.num_real,
-                    "weights": s.weights.iter().map(|x| serde_json::json!({
-                        "category": x.category, "incl": x.incl, "excl": x.excl, "count": x.count
-                    })).collect::<Vec<_>>(),
-                }));
-            }
-            serde_json::to_writer_pretty(&mut *w, &items)?;
-            writeln!(w)?;
-        }
-    }
-    Ok(())
-}
-
-fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 
@@ -832,9 +693,21 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                 f.directory().len()
             );
             let (j, s) = bench::run(&f, &plan)?;
-            for (name, l) in [("jump", j), ("scroll", s)] {
+            // The same plan through a WindowCursor (a viewer's moves), on a
+            // second open of the file so its node cache starts cold too.
+            let g = Slog2File::open(&file)?;
+            if let Some(c) = cache {
+                g.set_node_cache_limit(c);
+            }
+            let (cj, cs) = bench::run_cursor(&g, &plan)?;
+            for (name, l) in [
+                ("jump", j),
+                ("scroll", s),
+                ("cursor jump", cj),
+                ("cursor scroll", cs),
+            ] {
                 println!(
-                    "{name:6} n={} p50 {:.1} us p99 {:.1} us; {:.0} rows, {:.1} nodes; decoded {:.0} B, returned {:.0} B ({:.2}x), walked on misses {:.0} B per query",
+                    "{name:13} n={} p50 {:.1} us p99 {:.1} us; {:.0} rows, {:.1} nodes; decoded {:.0} B, returned {:.0} B ({:.2}x), walked on misses {:.0} B per query",
                     l.count, l.p50_us, l.p99_us, l.rows_per_query, l.nodes_per_query,
                     l.decoded_per_query, l.returned_per_query,
                     l.decoded_per_query / l.returned_per_query.max(1.0),
@@ -885,13 +758,13 @@ fn view(file: &Path, jar: Option<PathBuf>) -> ExitCode {
     }
     let mut libs = Vec::new();
     if let Some(d) = &exe_dir {
-        jars.push(d.join("../../java/build/slog2view.jar"));
-        jars.push(d.join("../share/java/slog2view.jar"));
+        jars.push(d.join("../share/java/slog2view.jar")); // PREFIX/bin/slog2 (install.sh)
+        jars.push(d.join("../../java/build/slog2view.jar")); // target/release/slog2 (build tree)
         libs.push(d.join("libslog2jni.so"));
         libs.push(d.join("../lib/libslog2jni.so"));
     }
     let Some(jar) = jars.into_iter().find(|j| j.is_file()) else {
-        eprintln!("slog2 view: slog2view.jar not found (build it with java/viewer/build.sh --no-test, or pass --jar / set SLOG2VIEW_JAR)");
+        eprintln!("slog2 view: slog2view.jar not found (install it with scripts/install.sh PREFIX, build it with java/viewer/build.sh --no-test, or pass --jar / set SLOG2VIEW_JAR)");
         return ExitCode::from(2);
     };
     let mut cmd = std::process::Command::new("java");

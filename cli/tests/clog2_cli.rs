@@ -1,6 +1,8 @@
 //! `slog2 convert` and `slog2 print` on CLOG2 (MPE) logs, against the fixtures.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 fn bin() -> &'static str {
@@ -8,7 +10,7 @@ fn bin() -> &'static str {
 }
 
 fn fixture(name: &str, ext: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/clog2");
+    let d = common::fixture("clog2");
     assert!(
         d.is_dir(),
         "fixtures missing: {} (the suite cannot run)",

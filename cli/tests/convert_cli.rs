@@ -1,5 +1,7 @@
 //! The converter and the CLI end to end, against the reference fixtures.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -8,7 +10,7 @@ fn bin() -> &'static str {
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample")
+    common::fixture("trace-sample")
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -91,14 +93,17 @@ fn sample_traces_convert_to_the_reference_dump() {
 fn out_of_order_and_malformed_files_fail_naming_the_record() {
     let dir = tempfile::tempdir().unwrap();
     // (file, expected drawable number, expected line) per the fixtures README.
+    // A bad composite member is named by its own line (the composite is line
+    // 17, its members lines 18-20): errtime6/8 member 1, errtime9 member 2;
+    // errtime5's own box is wrong, so the composite's line.
     let bad = [
-        ("errtime1", "#4", ":15"),
-        ("errtime2", "#4", ":15"),
-        ("errtime4", "#4", ":15"),
-        ("errtime5", "#6", ":17"),
-        ("errtime6", "#6", ":17"),
-        ("errtime8", "#6", ":17"),
-        ("errtime9", "#6", ":17"),
+        ("errtime1", "#4", ":15)"),
+        ("errtime2", "#4", ":15)"),
+        ("errtime4", "#4", ":15)"),
+        ("errtime5", "#6", ":17)"),
+        ("errtime6", "#6", ":19)"),
+        ("errtime8", "#6", ":19)"),
+        ("errtime9", "#6", ":20)"),
     ];
     for (name, num, line) in bad {
         let out = dir.path().join(format!("{name}.slog2"));
@@ -143,6 +148,23 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
         ]);
         assert_eq!(code, 0, "{name} is valid: {err}");
     }
+    // The member's line with the parallel parser and in warn mode too.
+    let input = samples().join("errtime9.txt");
+    let out = dir.path().join("e9.slog2");
+    for extra in [["--threads", "2"], ["--check-order", "warn"]] {
+        let mut args = vec![
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let (_, _, err) = run(&args);
+        assert!(
+            err.contains("errtime9.txt:20)") && err.contains("member 2"),
+            "{extra:?}: {err}"
+        );
+    }
     // -tcc / warn: reported, converted, order restored.
     let out = dir.path().join("e1w.slog2");
     let input = samples().join("errtime1.txt");
@@ -162,7 +184,7 @@ fn out_of_order_and_malformed_files_fail_naming_the_record() {
 #[test]
 fn retree_an_slog2_file_and_query_it() {
     let dir = tempfile::tempdir().unwrap();
-    let fp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/slog2/fpilog.slog2");
+    let fp = common::fixture("slog2/fpilog.slog2");
     let out = dir.path().join("small.slog2");
     let (code, _, err) = run(&[
         "convert",
@@ -335,4 +357,104 @@ fn print_ties_across_levels_match_the_reference_printer() {
     )
     .unwrap();
     same_dump(&reference, &ours, "demo158 --ls 1k");
+}
+
+/// `query --format json` streams the window in pieces of 4096 rows: every
+/// drawable once, in the library's window order, composites with their
+/// members (also when a piece ends near them), the same fields as the
+/// library's drawables.
+#[test]
+fn query_json_streams_the_whole_window_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("q.txt");
+    let mut t = String::from(
+        "Category[ index=1 name=S topo=State color=(255,0,0,255,true) width=1 < a=%d > ]\n\
+         Category[ index=2 name=E topo=Event color=(0,0,255,255,true) width=1 ]\n\
+         Category[ index=3 name=C topo=State color=(0,255,0,255,true) width=1 ]\n",
+    );
+    for i in 0..12_000 {
+        let (s, e) = (i as f64, i as f64 + 0.5);
+        match i % 7 {
+            0 => t.push_str(&format!(
+                "Composite[ TimeBBox({s},{e}) Category=3 NumPrimes=3 ]\n\
+                 Primitive[ TimeBBox({s},{e}) Category=1 ({s}, 0) ({e}, 0) < a=1 > ]\n\
+                 Primitive[ TimeBBox({s},{e}) Category=1 ({s}, 1) ({e}, 1) < a=2 > ]\n\
+                 Primitive[ TimeBBox({e},{e}) Category=2 ({e}, 2) ]\n"
+            )),
+            1 => t.push_str(&format!(
+                "Primitive[ TimeBBox({e},{e}) Category=2 ({e}, 3) ]\n"
+            )),
+            _ => t.push_str(&format!(
+                "Primitive[ TimeBBox({s},{e}) Category=1 ({s}, {}) ({e}, {}) < a={i} > ]\n",
+                i % 5,
+                i % 5
+            )),
+        }
+    }
+    std::fs::write(&txt, t).unwrap();
+    let out = dir.path().join("q.slog2");
+    let (code, _, err) = run(&[
+        "convert",
+        txt.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-ls",
+        "4k",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, json, err) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--stats",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let items: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let f = slog2::Slog2File::open(&out).unwrap();
+    let tb = f.total_time();
+    let w = f.window(tb.start, tb.end).unwrap();
+    assert_eq!(items.len(), w.drawables.len());
+    assert_eq!(items.len(), 12_000);
+    assert!(err.contains("12000 drawables, 0 shadows"), "{err}");
+    let verts = |p: &slog2::Primitive| -> serde_json::Value {
+        p.vertices
+            .iter()
+            .map(|v| serde_json::json!([v.time, v.line]))
+            .collect()
+    };
+    for (j, d) in items.iter().zip(&w.drawables) {
+        let b = d.time_box();
+        assert_eq!(
+            (j["start"].as_f64(), j["end"].as_f64()),
+            (Some(b.start), Some(b.end))
+        );
+        assert_eq!(j["category"], d.category());
+        assert_eq!(j["info"], f.popup_text(d).as_str());
+        match d {
+            slog2::Drawable::Composite(c) => {
+                assert_eq!(j["kind"], "composite");
+                let ms = j["members"].as_array().unwrap();
+                assert_eq!(ms.len(), c.members.len());
+                for (m, p) in ms.iter().zip(&c.members) {
+                    assert_eq!(m["category"], p.category);
+                    assert_eq!(m["vertices"], verts(p));
+                }
+            }
+            slog2::Drawable::Primitive(p) => {
+                assert_eq!(j["kind"], if p.category == 2 { "event" } else { "state" });
+                assert_eq!(j["vertices"], verts(p));
+            }
+        }
+    }
+    // An empty window is an empty array.
+    let (code, json, _) = run(&[
+        "query",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+        "--from=-9",
+        "--to=-8",
+    ]);
+    assert_eq!((code, json.as_str()), (0, "[]\n"));
 }

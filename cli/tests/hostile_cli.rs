@@ -1,6 +1,8 @@
 //! Accidents at the command line (issue #16): pipes, signals, file-size
 //! limits, `convert X -o X`, unclear errors. Each failed before its fix.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -12,7 +14,7 @@ fn bin() -> &'static str {
 }
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample")
+    common::fixture("trace-sample")
 }
 
 fn names(dir: &Path) -> Vec<String> {

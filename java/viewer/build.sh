@@ -29,6 +29,10 @@ rm -rf "$vb" "$out/slog2view.jar"
 mkdir -p "$vb/classes" "$vb/test-classes"
 find java/viewer/src/main/java -name '*.java' >"$vb/sources.txt"
 javac --release 17 -Xlint:all -Werror -cp "$out/slog2.jar" -d "$vb/classes" @"$vb/sources.txt"
+# A small generated trace inside the jar for the start-up warm-up (Main.warmUpRenderer):
+# deterministic output of the CLI's synthetic writer.
+[ -x "$root/target/release/slog2" ] || cargo build --release -p slog2-cli
+"$root/target/release/slog2" bench write 4000 -o "$vb/classes/slog2/view/warmup.slog2" >/dev/null
 printf 'Main-Class: slog2.view.Main\nClass-Path: slog2.jar\n' >"$vb/manifest.txt"
 jar --create --file "$out/slog2view.jar" --manifest "$vb/manifest.txt" -C "$vb/classes" .
 echo "built $out/slog2view.jar"

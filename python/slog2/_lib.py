@@ -247,6 +247,15 @@ SLOG2_FUNCTIONS = {
         c_int,
         [_h, c_double, c_double, c_int, _pi, _buf, _buf, _buf, _buf, _buf, _pi, c_int],
     ),
+    # The window cursor (issue #15; declared for the header check, no Python API yet).
+    "SLOG2_Cursor_open": (c_int, [_h, _ph]),
+    "SLOG2_Cursor_move": (c_int, [_h, c_double, c_double, _pi, _pi, P(SLOG2_Query_stats)]),
+    "SLOG2_Cursor_get_view": (c_int, [_h, _buf]),
+    "SLOG2_Cursor_rows": (
+        c_int,
+        [_h, _pi, P(SLOG2_Query_columns), _pi, c_int, _buf, _pi, c_int, P(SLOG2_Query_stats)],
+    ),
+    "SLOG2_Cursor_close": (c_int, [_ph]),
     "SLOG2_Scan_open": (c_int, [_h, _ph]),
     "SLOG2_Scan_next": (
         c_int,

@@ -150,11 +150,19 @@ pub struct SLOG2_Treedir_node {
 /// The draft's other name for the directory node.
 pub type SLOG2_Treenode = SLOG2_Treedir_node;
 
-/// What a query read.
+/// What a query read. Both depend only on the file and the window (not on
+/// the node cache).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SLOG2_Query_stats {
+    /// Tree nodes whose time box intersects the window (their drawables
+    /// were searched).
     pub nodes_read: c_int,
+    /// Bytes of the drawables decoded: the records of the drawables
+    /// returned (tags included), plus, for a preview, the bytes of the
+    /// child stubs (which hold the shadows) decoded. Not the size of the
+    /// nodes touched: a query decodes only the records that intersect the
+    /// window (see the README, "Window queries").
     pub bytes_read: i64,
 }
 
@@ -2193,6 +2201,265 @@ pub extern "C" fn SLOG2_Get_err_string(ierr: c_int) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn SLOG2_Get_last_error() -> *const c_char {
     last_error_ptr()
+}
+
+// ---------------------------------------------------------------------------
+// Window cursors (a viewer's moving window, see `crate::read::cursor`)
+
+/// Opaque cursor state.
+pub struct SLOG2_Cursor_s {
+    _private: [u8; 0],
+}
+
+/// Handle of a window cursor (SLOG2_Cursor_open).
+pub type SLOG2_Cursor = *mut SLOG2_Cursor_s;
+
+/// Read-only view of a cursor's current rows (SLOG2_Cursor_get_view), the same
+/// columns SLOG2_Query_window fills, in the library's own arrays. Valid until
+/// the next SLOG2_Cursor_move or SLOG2_Cursor_close on that cursor. Row `i`'s
+/// info bytes are `info[info_offset[i] .. info_offset[i + 1]]`
+/// (`info_offset` has `n_rows + 1` entries). The column pointers are NULL
+/// when `n_rows` is 0, `info` when `n_info_bytes` is 0.
+#[repr(C)]
+pub struct SLOG2_Cursor_view {
+    pub n_rows: c_int,
+    pub n_info_bytes: c_int,
+    /// SLOG2_KIND_PRIMITIVE or SLOG2_KIND_COMPOSITE (one byte per row).
+    pub kind: *const u8,
+    pub category: *const i32,
+    pub start: *const f64,
+    pub end: *const f64,
+    /// Time and line of the first and of the last vertex (arrow direction).
+    pub time0: *const f64,
+    pub time1: *const f64,
+    pub line0: *const i32,
+    pub line1: *const i32,
+    /// Row of the composite a member row belongs to, else -1.
+    pub parent: *const i32,
+    pub num_real: *const i64,
+    pub info_offset: *const u32,
+    pub info: *const c_char,
+    /// The window of these rows.
+    pub t0: f64,
+    pub t1: f64,
+}
+
+struct CursorObj {
+    /// Keeps the file's reader alive (and its map) while the cursor lives.
+    file: std::sync::Arc<Handle>,
+    cur: Mutex<crate::read::WindowCursor>,
+}
+
+static CURSORS: Registry<CursorObj> = Registry::new();
+
+fn with_cursor(
+    c: SLOG2_Cursor,
+    f: impl FnOnce(&Slog2File, &mut crate::read::WindowCursor) -> Res<c_int>,
+) -> c_int {
+    entry::<A>(|| {
+        if c.is_null() {
+            return Err(fail(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_Cursor handle"));
+        }
+        let obj = CURSORS.get(c as usize).ok_or_else(|| {
+            fail(
+                SLOG2_ERR_BAD_HANDLE,
+                "unknown or closed SLOG2_Cursor handle",
+            )
+        })?;
+        let Handle::R(r) = &*obj.file else {
+            return Err(fail(SLOG2_ERR_WRONG_MODE, "the file is open for writing"));
+        };
+        let mut cur = lock(&obj.cur);
+        f(&r.file, &mut cur)
+    })
+}
+
+/// Open a window cursor on a read-mode file: one per viewer. A cursor keeps
+/// the current window's rows and, on each SLOG2_Cursor_move, drops the rows
+/// that left and decodes only the drawables entering (a move that does not
+/// overlap the previous window is a fresh query). The cursor keeps the file's
+/// data alive: SLOG2_Close(file) may come before SLOG2_Cursor_close.
+/// Calls on one cursor serialise on its lock; cursors and queries on one file
+/// run concurrently. `*cursor` is set to the handle, or NULL on failure.
+/// Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `cursor` is NULL or valid for one handle.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Cursor_open(fp: SLOG2_File, cursor: *mut SLOG2_Cursor) -> c_int {
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `cursor`.
+        let out_c = unsafe { out::<A, _>(cursor, "cursor") }?;
+        *out_c = std::ptr::null_mut();
+        let h = handle(fp)?;
+        if let Handle::W(_) = &*h {
+            return Err(fail(SLOG2_ERR_WRONG_MODE, "the file is open for writing"));
+        }
+        let id = CURSORS.insert(CursorObj {
+            file: h,
+            cur: Mutex::new(crate::read::WindowCursor::new()),
+        });
+        *out_c = id as SLOG2_Cursor;
+        Ok(SLOG2_OK)
+    })
+}
+
+/// Move the cursor to the window `[t0, t1]`: afterwards it holds exactly the
+/// rows SLOG2_Query_window(t0, t1) returns, in drawing order (start
+/// ascending, then end descending, category, first line, last line; a
+/// composite's row is followed by its members' rows). Rows with equal
+/// drawing keys may come in another order than from SLOG2_Query_window.
+/// `n_rows`, `n_info_bytes`, `stats` may be NULL; `stats->bytes_read` counts
+/// the records this move decoded (the entering ones). On failure the cursor
+/// is emptied (its next move is a fresh query). Read the rows with
+/// SLOG2_Cursor_get_view (no copy) or SLOG2_Cursor_rows (into your arrays).
+/// Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (t0 > t1, NaN, over 2^31 rows),
+/// SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE.
+///
+/// # Safety
+/// `n_rows`, `n_info_bytes` NULL or valid for one int; `stats` NULL or valid
+/// for one struct.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Cursor_move(
+    c: SLOG2_Cursor,
+    t0: f64,
+    t1: f64,
+    n_rows: *mut c_int,
+    n_info_bytes: *mut c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> c_int {
+    with_cursor(c, |file, cur| {
+        let rows = core(cur.move_to(file, t0, t1))?;
+        let (nr, ni) = (
+            c_len::<A>(rows.len(), "rows")?,
+            c_len::<A>(rows.info.len(), "info bytes")?,
+        );
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
+            set_opt(n_rows, nr);
+            set_opt(n_info_bytes, ni);
+            put_stats(stats, rows);
+        }
+        Ok(SLOG2_OK)
+    })
+}
+
+/// The cursor's current rows without a copy (see SLOG2_Cursor_view). Before
+/// the first successful move, `n_rows` is 0. Returns SLOG2_OK;
+/// SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (over 2^31 rows), SLOG2_ERR_BAD_HANDLE.
+///
+/// # Safety
+/// `view` is NULL or valid for one struct.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Cursor_get_view(
+    c: SLOG2_Cursor,
+    view: *mut SLOG2_Cursor_view,
+) -> c_int {
+    with_cursor(c, |_, cur| {
+        // SAFETY: the caller's promise on `view`.
+        let v = unsafe { out::<A, _>(view, "view") }?;
+        let r = cur.rows();
+        let n = c_len::<A>(r.len(), "rows")?;
+        let (t0, t1) = cur
+            .window()
+            .map_or((f64::NAN, f64::NAN), |w| (w.start, w.end));
+        *v = SLOG2_Cursor_view {
+            n_rows: n,
+            n_info_bytes: c_len::<A>(r.info.len(), "info bytes")?,
+            kind: col_ptr(&r.kind),
+            category: col_ptr(&r.category),
+            start: col_ptr(&r.start),
+            end: col_ptr(&r.end),
+            time0: col_ptr(&r.time0),
+            time1: col_ptr(&r.time1),
+            line0: col_ptr(&r.line0),
+            line1: col_ptr(&r.line1),
+            parent: col_ptr(&r.parent),
+            num_real: col_ptr(&r.num_real),
+            info_offset: if n == 0 {
+                std::ptr::null()
+            } else {
+                r.info_offset.as_ptr()
+            },
+            info: col_ptr(&r.info) as *const c_char,
+            t0,
+            t1,
+        };
+        Ok(SLOG2_OK)
+    })
+}
+
+/// Copy the cursor's current rows into the caller's columns, with the array
+/// conventions of SLOG2_Query_window (on SLOG2_ERR_ARRAY_TOO_SMALL nothing is
+/// written and `*n_out` holds the rows needed). `stats` gets the last move's.
+/// Returns as SLOG2_Query_window.
+///
+/// # Safety
+/// As SLOG2_Query_window.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Cursor_rows(
+    c: SLOG2_Cursor,
+    n_out: *mut c_int,
+    columns: *const SLOG2_Query_columns,
+    pos: *mut c_int,
+    max: c_int,
+    info_base: *mut c_char,
+    info_pos: *mut c_int,
+    info_max: c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> c_int {
+    with_cursor(c, |_, cur| {
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
+            fill_rows(
+                cur.rows(),
+                0,
+                0..cur.rows().len(),
+                n_out,
+                columns,
+                pos,
+                max,
+                info_base,
+                info_pos,
+                info_max,
+                stats,
+            )
+        }
+    })
+}
+
+/// A column's address, NULL when it is empty.
+fn col_ptr<T>(v: &[T]) -> *const T {
+    if v.is_empty() {
+        std::ptr::null()
+    } else {
+        v.as_ptr()
+    }
+}
+
+/// Close a cursor and set `*cursor` to NULL (its views become invalid).
+/// Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE (NULL, unknown
+/// or already closed).
+///
+/// # Safety
+/// `cursor` is NULL or valid for one handle.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Cursor_close(cursor: *mut SLOG2_Cursor) -> c_int {
+    entry::<A>(|| {
+        // SAFETY: the caller's promise on `cursor`.
+        let c = unsafe { out::<A, _>(cursor, "cursor") }?;
+        if c.is_null() {
+            return Err(fail(SLOG2_ERR_BAD_HANDLE, "NULL SLOG2_Cursor handle"));
+        }
+        if CURSORS.remove(*c as usize).is_none() {
+            return Err(fail(
+                SLOG2_ERR_BAD_HANDLE,
+                "unknown or closed SLOG2_Cursor handle",
+            ));
+        }
+        *c = std::ptr::null_mut();
+        Ok(SLOG2_OK)
+    })
 }
 
 #[cfg(test)]

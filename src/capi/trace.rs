@@ -30,7 +30,7 @@ use super::{
 };
 use crate::error::Error;
 use crate::model::*;
-use crate::trace::{open_source, Record, TraceSource};
+use crate::trace::{open_source_with, Checkpoint, Record, TraceSource};
 
 /// Opaque reader state behind a `TRACE_file`.
 pub struct _trace_file {
@@ -145,11 +145,24 @@ struct State {
     eof: bool,
     /// Top-level records consumed so far (the position cookie).
     consumed: i64,
+    /// `checkpoints[k]`: the source just before top-level record
+    /// `k * CHECKPOINT_EVERY` (taken as the reading passes there; a source
+    /// that cannot give one stops the list, see `TRACE_Set_position`).
+    checkpoints: Vec<Checkpoint>,
+    seekable: bool,
 }
+
+/// Records between two checkpoints: a seek reads at most this many records
+/// again, and a checkpoint costs a few words (a text source: its offset and
+/// line; an SLOG-2 source: the nodes being merged), so 10 million records
+/// keep about 40 000 of them.
+const CHECKPOINT_EVERY: i64 = 256;
 
 impl State {
     fn open(path: PathBuf) -> crate::Result<State> {
-        let src = open_source(&path)?;
+        // The sequential text parser (1): records go out one call at a time
+        // here, and it can seek to a checkpoint (the parallel one cannot).
+        let src = open_source_with(&path, 1)?;
         Ok(State {
             path,
             src,
@@ -157,12 +170,25 @@ impl State {
             members: VecDeque::new(),
             eof: false,
             consumed: 0,
+            checkpoints: Vec::new(),
+            seekable: true,
         })
     }
 
     /// Load the next top-level record if none is current.
     fn fill(&mut self) -> Res<()> {
         if self.current.is_none() && self.members.is_empty() && !self.eof {
+            // About to read record `consumed`: remember the place when it
+            // starts a new stretch of CHECKPOINT_EVERY records.
+            if self.seekable
+                && self.consumed % CHECKPOINT_EVERY == 0
+                && self.consumed / CHECKPOINT_EVERY == self.checkpoints.len() as i64
+            {
+                match self.src.checkpoint() {
+                    Some(cp) => self.checkpoints.push(cp),
+                    None => self.seekable = false,
+                }
+            }
             match self.src.next_record().map_err(fail_with::<A>)? {
                 Some(r) => self.current = Some(r),
                 None => self.eof = true,
@@ -244,6 +270,27 @@ impl State {
     fn consume(&mut self) {
         self.current = None;
         self.consumed += 1;
+    }
+
+    /// Go back (or far ahead) to the checkpoint at or before `offset` when
+    /// there is one past the current position's; false when there is none
+    /// (the caller skips from where it is, or reopens).
+    fn restore_before(&mut self, offset: i64) -> Res<bool> {
+        let k = offset / CHECKPOINT_EVERY;
+        let Some(cp) = self.checkpoints.get(k as usize) else {
+            return Ok(false);
+        };
+        let at = k * CHECKPOINT_EVERY;
+        if at <= self.consumed && offset >= self.consumed && self.members.is_empty() {
+            // Skipping from here reads no more than going back would.
+            return Ok(false);
+        }
+        self.src.restore(cp).map_err(fail_with::<A>)?;
+        self.current = None;
+        self.members.clear();
+        self.eof = false;
+        self.consumed = at;
+        Ok(true)
     }
 
     /// Skip top-level records up to position `offset` (>= the current one).
@@ -778,10 +825,15 @@ pub unsafe extern "C" fn TRACE_Get_position(fp: TRACE_file, offset: *mut TRACE_i
     })
 }
 
-/// Go to a cookie from `TRACE_Get_position` of this handle. Forward moves
-/// skip records from where the reader is; a backward move reopens the source
-/// and skips from its start. Returns 0; TRACE_ERR_POSITION (negative, past
-/// the end), TRACE_ERR_BAD_HANDLE, the reading errors.
+/// Go to a cookie from `TRACE_Get_position` of this handle. The reader
+/// keeps a checkpoint every 256 records as it reads (a text file: byte
+/// offset and line; an SLOG-2 file: the nodes being merged), so a move goes
+/// to the checkpoint at or before the cookie and reads at most 255 records
+/// from there — never from the start of the trace. A short forward move
+/// just skips records. Sources that cannot seek (a pipe, a C plugin, a
+/// CLOG2 log, whose pairing state is not kept) reopen the trace and skip
+/// from its start. Returns 0; TRACE_ERR_POSITION (negative, past the end),
+/// TRACE_ERR_BAD_HANDLE, the reading errors.
 ///
 /// # Safety
 /// No pointer is used.
@@ -794,7 +846,7 @@ pub unsafe extern "C" fn TRACE_Set_position(fp: TRACE_file, offset: TRACE_int64_
         if offset == st.consumed && st.members.is_empty() {
             return Ok(0);
         }
-        if offset >= st.consumed && st.members.is_empty() {
+        if st.restore_before(offset)? || (offset >= st.consumed && st.members.is_empty()) {
             st.skip_to(offset)?;
             return Ok(0);
         }

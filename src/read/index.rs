@@ -204,6 +204,50 @@ impl List {
             .filter(move |k| k.start <= w.end && w.start <= k.end)
     }
 
+    /// The records that intersect `new` but not `old` (what a cursor moving
+    /// from `old` to `new` must add), in stored order. On a sorted list the
+    /// records whose start lies in `old` intersect `old` (their end is not
+    /// before their start), so that index range is skipped without a look.
+    fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(usize, &RecordKey)) {
+        let hit = |k: &RecordKey| {
+            k.start <= new.end && new.start <= k.end && !(k.start <= old.end && old.start <= k.end)
+        };
+        if self.max_end.len() != self.keys.len() {
+            for (i, k) in self.keys.iter().enumerate() {
+                if hit(k) {
+                    f(i, k);
+                }
+            }
+            return;
+        }
+        // Left of the old window: only a record ending before it can enter,
+        // so only when the new window starts earlier. (This range is bounded
+        // by the running maximum of ends: one long record makes it long.)
+        if new.start < old.start {
+            let lo = self.max_end.partition_point(|&m| m < new.start);
+            let hi = self
+                .keys
+                .partition_point(|k| k.start < old.start.min(new.end));
+            for (i, k) in self.keys.iter().enumerate().take(hi).skip(lo) {
+                if hit(k) {
+                    f(i, k);
+                }
+            }
+        }
+        // Right of the old window: only when the new one ends later. Every
+        // record starting after the old window and by the new one's end
+        // enters (its end is not before its start).
+        if new.end > old.end {
+            let b = self.keys.partition_point(|k| k.start <= old.end);
+            let hi = self.keys[b..].partition_point(|k| k.start <= new.end) + b;
+            for (i, k) in self.keys.iter().enumerate().take(hi).skip(b) {
+                if hit(k) {
+                    f(i, k);
+                }
+            }
+        }
+    }
+
     fn heap_bytes(&self) -> usize {
         self.keys.capacity() * std::mem::size_of::<RecordKey>() + self.max_end.capacity() * 8
     }
@@ -230,6 +274,20 @@ impl NodeTable {
     /// stored order (the order a full decode yields them).
     pub fn hits<'a>(&'a self, w: TimeBox) -> impl Iterator<Item = &'a RecordKey> + 'a {
         self.nestless.hits(w).chain(self.nestable.hits(w))
+    }
+
+    /// The records that intersect `new` and not `old`: nestless then
+    /// nestable, each list in stored order (see [`super::cursor`]).
+    /// `f` gets each record's index in [`records`](Self::records) order.
+    pub fn entering(&self, old: TimeBox, new: TimeBox, mut f: impl FnMut(usize, &RecordKey)) {
+        self.nestless.entering(old, new, &mut f);
+        let off = self.nestless.keys.len();
+        self.nestable.entering(old, new, |i, k| f(off + i, k));
+    }
+
+    /// Every record of the node: nestless then nestable, in stored order.
+    pub fn records(&self) -> impl Iterator<Item = &RecordKey> + '_ {
+        self.nestless.keys.iter().chain(self.nestable.keys.iter())
     }
 
     /// Bytes this table holds (what the cache counts).

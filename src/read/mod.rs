@@ -58,6 +58,7 @@
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
 mod check;
+pub mod cursor;
 pub mod index;
 mod info;
 pub mod print;
@@ -66,6 +67,7 @@ pub mod scan;
 mod tree;
 
 pub use check::CheckReport;
+pub use cursor::WindowCursor;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
     decode_info, format_info, info_problem, payload_covers, payload_len, DecodedInfo, InfoProblem,

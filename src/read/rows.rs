@@ -164,14 +164,6 @@ impl Rows {
         }
     }
 
-    /// Empty every column, keeping their capacity (a scan reuses one
-    /// `Rows` for all its batches).
-    pub fn clear(&mut self) {
-        self.truncate(0);
-        self.weights = ShadowWeights::default();
-        self.stats = QueryStats::default();
-    }
-
     /// Keep the first `n` rows (and their info bytes). Shadow weights are
     /// not touched (scans and windows have none).
     pub fn truncate(&mut self, n: usize) {
@@ -545,4 +537,103 @@ impl Slog2File {
 /// mean "just the root" (positive) or "full detail" (negative).
 pub fn clamp_depth(depth: i32) -> i16 {
     depth.clamp(i16::MIN as i32, i16::MAX as i32) as i16
+}
+
+// Streaming window rows (issue #9: `slog2 query` holds no whole window).
+
+impl Rows {
+    /// Empty every column (the capacity stays, for the next piece).
+    pub fn clear(&mut self) {
+        self.kind.clear();
+        self.category.clear();
+        self.start.clear();
+        self.end.clear();
+        self.time0.clear();
+        self.time1.clear();
+        self.line0.clear();
+        self.line1.clear();
+        self.parent.clear();
+        self.num_real.clear();
+        self.info_offset.clear();
+        self.info_offset.push(0);
+        self.info.clear();
+        self.weights = ShadowWeights::default();
+        self.stats = QueryStats::default();
+    }
+
+    /// What row `i` is, by name: `composite`, `shadow`, or a primitive's
+    /// category topology (`state`, `arrow`, `event`; `state` when the
+    /// category is unknown) — the `kind` of `slog2 query`'s output.
+    pub fn kind_name(&self, f: &Slog2File, i: usize) -> &'static str {
+        match self.kind.get(i) {
+            Some(&ROW_COMPOSITE) => "composite",
+            Some(&ROW_SHADOW) => "shadow",
+            _ => match self
+                .category
+                .get(i)
+                .and_then(|&c| f.category(c))
+                .map(|c| c.topology)
+            {
+                Some(crate::model::Topology::Event) => "event",
+                Some(crate::model::Topology::Arrow) => "arrow",
+                _ => "state",
+            },
+        }
+    }
+}
+
+impl Slog2File {
+    /// The rows of [`window_rows`](Self::window_rows), handed to `f` in
+    /// pieces of about `chunk` rows (a composite and its members always in
+    /// the same piece; `parent` is relative to the piece), in the same
+    /// order. Memory holds the window's record keys (40 bytes per drawable)
+    /// and one piece, not the window's rows: for output that streams
+    /// (`slog2 query`). Returns the query's stats.
+    pub fn window_rows_each<E: From<crate::Error>>(
+        &self,
+        t0: f64,
+        t1: f64,
+        chunk: usize,
+        mut f: impl FnMut(&Rows) -> std::result::Result<(), E>,
+    ) -> std::result::Result<QueryStats, E> {
+        let (hits, stats) = self.window_hits(t0, t1)?;
+        let chunk = chunk.max(1);
+        let mut rows = Rows::with_capacity(chunk.min(hits.len()) + 1);
+        for (pos, k) in &hits {
+            let mut d = self.hit_decoder(*pos, k)?;
+            let mut sink = RowSink {
+                rows: &mut rows,
+                key: k,
+                parent: -1,
+            };
+            crate::format::visit_drawable(&mut d, &mut sink)?;
+            if rows.len() >= chunk {
+                f(&rows)?;
+                rows.clear();
+            }
+        }
+        if !rows.is_empty() {
+            f(&rows)?;
+        }
+        Ok(stats)
+    }
+}
+
+impl Slog2File {
+    /// Decode the record `k` of the node at `pos` straight into `rows` (one
+    /// row, or a composite's row and its members'). Used by the cursor.
+    pub(super) fn push_hit(
+        &self,
+        rows: &mut Rows,
+        pos: u32,
+        k: &crate::format::RecordKey,
+    ) -> Result<()> {
+        let mut d = self.hit_decoder(pos, k)?;
+        let mut sink = RowSink {
+            rows,
+            key: k,
+            parent: -1,
+        };
+        crate::format::visit_drawable(&mut d, &mut sink)
+    }
 }

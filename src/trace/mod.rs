@@ -57,6 +57,28 @@ pub enum Record {
     Composite(Box<TraceComposite>),
 }
 
+/// Where a source was between two records, to go back to with
+/// [`TraceSource::restore`] (`TRACE_Set_position`). Opaque: each source
+/// keeps what it needs (a text trace its byte offset and line, an SLOG-2
+/// file the last drawable delivered) and refuses another source's.
+pub struct Checkpoint(Box<dyn std::any::Any + Send + Sync>);
+
+impl Checkpoint {
+    pub(crate) fn new<T: std::any::Any + Send + Sync>(state: T) -> Self {
+        Checkpoint(Box::new(state))
+    }
+
+    pub(crate) fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Checkpoint")
+    }
+}
+
 /// A stream of trace records.
 pub trait TraceSource {
     /// The next record, or `None` at the end.
@@ -97,6 +119,33 @@ pub trait TraceSource {
     fn location_of(&self, i: usize) -> String {
         let _ = i;
         self.location()
+    }
+
+    /// Where member `member` (0-based) of the composite `out[i]` of the last
+    /// [`next_records`](Self::next_records) came from: a text trace names the
+    /// member's own line. By default the composite's location.
+    fn member_location(&self, i: usize, member: usize) -> String {
+        let _ = member;
+        self.location_of(i)
+    }
+
+    /// Where the source is now, between two [`next_record`](Self::next_record)
+    /// calls, if it can come back here ([`restore`](Self::restore)); `None`
+    /// when it cannot (the default: pipes, the CLOG2 pairing state, C
+    /// plugins, the parallel text parser). Cheap: a few words, the text
+    /// source's category table shared, not copied.
+    fn checkpoint(&mut self) -> Option<Checkpoint> {
+        None
+    }
+
+    /// Go back (or forward) to a checkpoint this source returned: the next
+    /// records are exactly those that followed it, read from there, not
+    /// from the start.
+    fn restore(&mut self, cp: &Checkpoint) -> Result<()> {
+        let _ = cp;
+        Err(Error::Unsupported(
+            "this trace source cannot go back to a checkpoint".into(),
+        ))
     }
 
     /// Lines to show after a successful conversion (e.g. the CLOG2 source's

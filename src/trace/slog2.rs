@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::format::NodeParts;
 use crate::model::*;
 use crate::read::Slog2File;
-use crate::trace::{Record, TraceComposite, TracePrimitive, TraceSource};
+use crate::trace::{Checkpoint, Record, TraceComposite, TracePrimitive, TraceSource};
 
 /// The first bytes of every SLOG-2 file: the 2-byte length `00 0a` of the
 /// version string and its start, `SLOG 2`.
@@ -54,25 +54,33 @@ pub const MAGIC: &[u8; 8] = b"\x00\x0aSLOG 2";
 pub struct Slog2Source {
     file: Slog2File,
     name: String,
-    /// Categories, delivered first.
-    head: std::vec::IntoIter<Record>,
+    /// Categories, delivered first (`head[head_next..]` still to come).
+    head: Vec<Record>,
+    head_next: usize,
     /// Y-maps, delivered last.
-    tail: std::vec::IntoIter<Record>,
+    tail: Vec<Record>,
+    tail_next: usize,
     mode: Mode,
     delivered: u64,
     /// Directory position of the node the last drawable came from.
     last_node: Option<usize>,
     bytes_total: u64,
     bytes_loaded: u64,
+    /// Node bytes decoded since the file was opened (restores included).
+    bytes_decoded: u64,
 }
+
+/// The undelivered drawables of a node being merged, sorted by end.
+type NodeRest = std::iter::Peekable<std::vec::IntoIter<(usize, TimeBox, Drawable)>>;
 
 enum Mode {
     Merge {
         /// Directory positions in order of node start time.
         order: Vec<usize>,
         next: usize,
-        /// The unread drawables of each node read, sorted by end.
-        nodes: Vec<std::iter::Peekable<std::vec::IntoIter<(usize, TimeBox, Drawable)>>>,
+        /// The unread drawables of each node read, sorted by end, and how
+        /// many it had.
+        nodes: Vec<(NodeRest, usize)>,
         /// Free slots of `nodes`.
         free: Vec<usize>,
         /// One entry per node in `nodes` with drawables left: its next one.
@@ -80,6 +88,19 @@ enum Mode {
         last_end: f64,
     },
     Sorted(std::vec::IntoIter<(usize, TimeBox, Drawable)>),
+}
+
+/// Where a merging [`Slog2Source`] was (see [`TraceSource::checkpoint`]).
+struct Slog2Checkpoint {
+    head_next: usize,
+    tail_next: usize,
+    delivered: u64,
+    last_node: Option<usize>,
+    bytes_loaded: u64,
+    next: usize,
+    last_end: f64,
+    /// (directory position, drawables delivered) of each node being merged.
+    active: Vec<(usize, usize)>,
 }
 
 /// The next drawable of a node read: the max-heap pops the smallest end
@@ -193,14 +214,24 @@ impl Slog2Source {
         Slog2Source {
             name: path.display().to_string(),
             file,
-            head: head.into_iter(),
-            tail: tail.into_iter(),
+            head,
+            head_next: 0,
+            tail,
+            tail_next: 0,
             mode,
             delivered: 0,
             last_node: None,
             bytes_total,
             bytes_loaded: 0,
+            bytes_decoded: 0,
         }
+    }
+
+    /// Node bytes decoded since the file was opened, including those a
+    /// [`restore`](TraceSource::restore) decodes again (shows that a seek
+    /// does not read the file from the start).
+    pub fn node_bytes_decoded(&self) -> u64 {
+        self.bytes_decoded
     }
 
     /// The next drawable in end order, with its node's directory position.
@@ -225,12 +256,14 @@ impl Slog2Source {
                     *next += 1;
                     let entry = &self.file.directory()[i];
                     self.bytes_loaded += entry.ptr.size.max(0) as u64;
+                    self.bytes_decoded += entry.ptr.size.max(0) as u64;
                     let mut ds = node_drawables(&self.file, i)?;
                     // Stable: equal ends stay in drawing order.
                     ds.sort_by(|a, b| a.1.end.total_cmp(&b.1.end));
                     let Some(&(pos, first, _)) = ds.first() else {
                         continue;
                     };
+                    let ds_len = ds.len();
                     if first.end < *last_end {
                         return Err(Error::malformed(
                             "tree node",
@@ -252,7 +285,7 @@ impl Slog2Source {
                             ),
                         ));
                     }
-                    let it = ds.into_iter().peekable();
+                    let it = (ds.into_iter().peekable(), ds_len);
                     let slot = match free.pop() {
                         Some(k) => {
                             nodes[k] = it;
@@ -273,7 +306,7 @@ impl Slog2Source {
                 let Some(h) = heap.pop() else {
                     return Ok(None);
                 };
-                let it = &mut nodes[h.slot];
+                let it = &mut nodes[h.slot].0;
                 let item = it.next().expect("a heap entry has a drawable");
                 match it.peek() {
                     Some(&(pos, tb, _)) => heap.push(Head {
@@ -314,8 +347,9 @@ fn node_drawables(file: &Slog2File, i: usize) -> Result<Vec<(usize, TimeBox, Dra
 
 impl TraceSource for Slog2Source {
     fn next_record(&mut self) -> Result<Option<Record>> {
-        if let Some(c) = self.head.next() {
-            return Ok(Some(c));
+        if let Some(c) = self.head.get(self.head_next) {
+            self.head_next += 1;
+            return Ok(Some(c.clone()));
         }
         if let Some((node, stated, d)) = self.next_drawable()? {
             self.delivered += 1;
@@ -347,7 +381,102 @@ impl TraceSource for Slog2Source {
             }));
         }
         self.last_node = None;
-        Ok(self.tail.next())
+        let t = self.tail.get(self.tail_next).cloned();
+        self.tail_next += t.is_some() as usize;
+        Ok(t)
+    }
+
+    /// In merge mode ([`Slog2Source::open`]): the records delivered so far
+    /// and, for each node whose drawables are being merged, its directory
+    /// position and how many of them were delivered — a few words per node
+    /// overlapping the current time. `None` in sorted mode.
+    fn checkpoint(&mut self) -> Option<Checkpoint> {
+        let Mode::Merge {
+            next,
+            nodes,
+            heap,
+            last_end,
+            ..
+        } = &self.mode
+        else {
+            return None;
+        };
+        let mut active: Vec<(usize, usize)> = heap
+            .iter()
+            .map(|h| (h.node, nodes[h.slot].1 - nodes[h.slot].0.len()))
+            .collect();
+        active.sort_unstable();
+        Some(Checkpoint::new(Slog2Checkpoint {
+            head_next: self.head_next,
+            tail_next: self.tail_next,
+            delivered: self.delivered,
+            last_node: self.last_node,
+            bytes_loaded: self.bytes_loaded,
+            next: *next,
+            last_end: *last_end,
+            active,
+        }))
+    }
+
+    /// Decode again only the nodes that were being merged at the checkpoint
+    /// (their delivered drawables dropped): the merge then goes on exactly
+    /// as it did from there.
+    fn restore(&mut self, cp: &Checkpoint) -> Result<()> {
+        let cp = cp.get::<Slog2Checkpoint>().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{}: not a checkpoint of an SLOG-2 source",
+                self.name
+            ))
+        })?;
+        let Mode::Merge {
+            next,
+            nodes,
+            free,
+            heap,
+            last_end,
+            ..
+        } = &mut self.mode
+        else {
+            return Err(Error::Unsupported(format!(
+                "{}: a sorted SLOG-2 source cannot go back",
+                self.name
+            )));
+        };
+        nodes.clear();
+        free.clear();
+        heap.clear();
+        for &(i, taken) in &cp.active {
+            let entry = self.file.directory().get(i).ok_or_else(|| {
+                Error::InvalidArgument(format!("{}: checkpoint of another file", self.name))
+            })?;
+            self.bytes_decoded += entry.ptr.size.max(0) as u64;
+            let mut ds = node_drawables(&self.file, i)?;
+            ds.sort_by(|a, b| a.1.end.total_cmp(&b.1.end));
+            let total = ds.len();
+            let mut it = ds
+                .into_iter()
+                .skip(taken)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .peekable();
+            if let Some(&(pos, tb, _)) = it.peek() {
+                nodes.push((it, total));
+                heap.push(Head {
+                    end: tb.end,
+                    node: i,
+                    pos,
+                    slot: nodes.len() - 1,
+                });
+            }
+        }
+        *next = cp.next;
+        *last_end = cp.last_end;
+        self.head_next = cp.head_next;
+        self.tail_next = cp.tail_next;
+        self.delivered = cp.delivered;
+        self.last_node = cp.last_node;
+        self.bytes_loaded = cp.bytes_loaded;
+        Ok(())
     }
 
     /// `FILE: drawable #N (node (depth, xpos))` for drawables, `FILE` otherwise.
@@ -507,7 +636,7 @@ mod tests {
         let mut max_heap = 0;
         while s.next_record().unwrap().is_some() {
             if let Mode::Merge { nodes, .. } = &s.mode {
-                max_heap = max_heap.max(nodes.iter().map(|n| n.len()).sum::<usize>());
+                max_heap = max_heap.max(nodes.iter().map(|n| n.0.len()).sum::<usize>());
             }
             assert!(s.location().contains("t.slog2"));
         }

@@ -7,13 +7,13 @@
 //! (On two cores it costs more CPU than it saves, so it is not the default
 //! there; BENCHMARKS.md.)
 //!
-//! It gives exactly what [`TextSource`] gives — the same records, errors and
+//! It gives exactly what [`TextSource`](crate::trace::text::TextSource) gives — the same records, errors and
 //! line numbers — because only work that does not depend on earlier lines is
 //! done out of order:
 //! - a reader thread cuts the file into chunks of whole lines, extended so
 //!   that a composite's member lines stay with its header, and numbers them
 //!   (each chunk knows the number of its first line);
-//! - worker threads parse chunks with [`TextSource`] in chunk mode, which
+//! - worker threads parse chunks with the text parser in chunk mode (`text::ChunkParser`), which
 //!   records info text (`< … >`) instead of encoding it, because the category
 //!   label it needs may be defined in an earlier chunk;
 //! - the consumer (`next_record`, on the caller's thread) takes the chunks in
@@ -34,7 +34,7 @@ use std::thread::JoinHandle;
 
 use crate::error::{Error, Result};
 use crate::model::InfoBytes;
-use crate::trace::text::{composite_member_count, DeferredInfo, InfoFormats, TextSource};
+use crate::trace::text::{composite_member_count, ChunkParser, DeferredInfo, InfoFormats};
 use crate::trace::{Record, TraceSource};
 
 /// How to parse in parallel.
@@ -326,6 +326,12 @@ impl TraceSource for ParallelTextSource {
         }
     }
 
+    /// A composite's members are the lines right after its header line.
+    fn member_location(&self, i: usize, member: usize) -> String {
+        let line = self.lines.get(i).copied().unwrap_or(self.record_line);
+        format!("{}:{}", self.name, line + 1 + member)
+    }
+
     fn progress(&self) -> Option<f64> {
         self.total_bytes
             .filter(|t| *t > 0)
@@ -346,7 +352,7 @@ impl Drop for ParallelTextSource {
 
 /// A worker: parse chunks until the work queue closes.
 fn parse_chunks(name: &str, rx: &Mutex<Receiver<Work>>, tx: &SyncSender<ChunkResult>) {
-    let mut parser = TextSource::for_chunk(name, Vec::new(), 1);
+    let mut parser = ChunkParser::new(name);
     loop {
         let work = match rx.lock() {
             Ok(g) => g.recv(),
@@ -359,7 +365,7 @@ fn parse_chunks(name: &str, rx: &Mutex<Receiver<Work>>, tx: &SyncSender<ChunkRes
         let result = match run {
             Ok(r) => r,
             Err(_) => {
-                parser = TextSource::for_chunk(name, Vec::new(), 1);
+                parser = ChunkParser::new(name);
                 ChunkResult::failed(
                     seq,
                     Error::Source(format!(
@@ -374,63 +380,15 @@ fn parse_chunks(name: &str, rx: &Mutex<Receiver<Work>>, tx: &SyncSender<ChunkRes
     }
 }
 
-fn parse_chunk(parser: &mut TextSource, w: Work) -> ChunkResult {
+fn parse_chunk(parser: &mut ChunkParser, w: Work) -> ChunkResult {
     let (buf, mut recs, mut lines, mut deferred) = w.bufs;
     recs.clear();
     lines.clear();
     deferred.clear();
-    parser.set_chunk(buf, w.first_line);
-    let mut error = None;
-    let (mut pos, mut line) = (0, w.first_line);
-    loop {
-        let d0 = deferred.len();
-        let buf = parser.chunk_buf();
-        if pos >= buf.len() {
-            break;
-        }
-        // Primitive lines, the bulk of a trace, are cut out here directly;
-        // everything else goes through the parser's own line handling.
-        let r = if buf[pos..].starts_with(b"Primitive") {
-            let (nl, next) = match memchr::memchr(b'\n', &buf[pos..]) {
-                Some(k) => (pos + k, pos + k + 1),
-                None => (buf.len(), buf.len()),
-            };
-            let end = if nl > pos && buf[nl - 1] == b'\r' {
-                nl - 1
-            } else {
-                nl
-            };
-            let r = parser
-                .primitive_at(pos..end, line)
-                .map(|p| Some(Record::Primitive(p)));
-            pos = next;
-            line += 1;
-            r
-        } else {
-            parser.seek_chunk(pos, line);
-            let r = parser.next_record();
-            (pos, line) = parser.chunk_pos();
-            r
-        };
-        parser.take_deferred(&mut deferred);
-        for d in &mut deferred[d0..] {
-            d.record = recs.len() as u32;
-        }
-        match r {
-            Ok(Some(r)) => {
-                recs.push(r);
-                lines.push(parser.record_line());
-            }
-            Ok(None) => break,
-            Err(e) => {
-                error = Some(e);
-                break;
-            }
-        }
-    }
+    let (buf, error) = parser.parse(buf, w.first_line, &mut recs, &mut lines, &mut deferred);
     ChunkResult {
         seq: w.seq,
-        bufs: (parser.take_chunk(), recs, lines, deferred),
+        bufs: (buf, recs, lines, deferred),
         error,
         end: false,
     }

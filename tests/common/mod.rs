@@ -1,7 +1,22 @@
-//! Helpers shared by the text-reader tests.
+//! Helpers shared by the tests: where the shared fixtures are, and the
+//! text-reader tests' drains and generators. (Each test file uses a part.)
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use slog2::trace::{Record, TraceSource};
+
+/// The shared fixtures, `../shared/fixtures` beside the repository (never
+/// copied into it); `fixture(rel)` is one of them.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+}
+
+/// `../shared/fixtures/REL`.
+pub fn fixture(rel: &str) -> PathBuf {
+    fixtures().join(rel)
+}
 
 /// Records with their locations, then the error that ended the stream.
 pub type Outcome = (Vec<(Record, String)>, Option<String>);

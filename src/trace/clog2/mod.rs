@@ -10,7 +10,7 @@
 //! every fixture in `../shared/fixtures/clog2`):
 //!
 //! - [`reader`]: the byte layer (preamble, blocks, every record type, either
-//!   byte order) with one block buffer;
+//!   byte order) with one block buffer, or over the mapped file;
 //! - this module: [`Clog2Source`], the record → drawable state machine and a
 //!   [`TraceSource`];
 //! - [`print`](mod@print): `clog2print`'s dump;
@@ -63,7 +63,8 @@ use crate::model::{
     Category, Color, InfoBytes, InfoFormat, Primitive, Topology, Vertex, YCoordMap,
 };
 use crate::trace::{Record, TracePrimitive, TraceSource};
-pub use reader::{Body, Clog2Reader, Preamble, RawRecord};
+use reader::rectype;
+pub use reader::{Body, Clog2Reader, Head, Preamble, RawRecord};
 
 /// Event numbers of message sends and receives.
 pub const SEND: i32 = -101;
@@ -157,8 +158,6 @@ struct Cat {
     defined: u64,
     /// A drawable of it has been handed to the writer.
     used: bool,
-    /// Open states of this category.
-    open: u64,
 }
 
 impl Cat {
@@ -170,7 +169,6 @@ impl Cat {
             format: None,
             defined: 0,
             used: false,
-            open: 0,
         }
     }
 }
@@ -187,6 +185,93 @@ struct Half {
     line: i32,
     size: i32,
 }
+
+/// The pending items (open states, unpaired message halves) of one key,
+/// oldest first. Almost every key has one item at a time (a state of one
+/// category open on a line, a message of one tag in flight between two
+/// processes), which is stored inline: a key costs no allocation, and its
+/// map entry is removed when its last item leaves, so the maps hold exactly
+/// the keys with something pending.
+#[derive(Debug, Clone)]
+enum Fifo<T> {
+    One(T),
+    Many(VecDeque<T>),
+}
+
+impl<T: Copy> Fifo<T> {
+    #[inline]
+    fn push(&mut self, x: T) {
+        match self {
+            Fifo::One(a) => {
+                let mut q = VecDeque::with_capacity(4);
+                q.push_back(*a);
+                q.push_back(x);
+                *self = Fifo::Many(q);
+            }
+            Fifo::Many(q) => q.push_back(x),
+        }
+    }
+
+    /// The oldest item, and whether the key is now empty.
+    #[inline]
+    fn pop(&mut self) -> Option<(T, bool)> {
+        match self {
+            Fifo::One(a) => Some((*a, true)),
+            Fifo::Many(q) => q.pop_front().map(|x| (x, q.is_empty())),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Fifo::One(_) => 1,
+            Fifo::Many(q) => q.len(),
+        }
+    }
+}
+
+/// Push `x` on the queue of `key`.
+#[inline]
+fn fifo_push<K: std::hash::Hash + Eq, T: Copy>(m: &mut FxHashMap<K, Fifo<T>>, key: K, x: T) {
+    match m.entry(key) {
+        std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().push(x),
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(Fifo::One(x));
+        }
+    }
+}
+
+/// Take the oldest item of `key`, removing the key when it empties.
+#[inline]
+fn fifo_pop<K: std::hash::Hash + Eq, T: Copy>(m: &mut FxHashMap<K, Fifo<T>>, key: K) -> Option<T> {
+    match m.entry(key) {
+        std::collections::hash_map::Entry::Occupied(mut o) => {
+            let (x, empty) = o.get_mut().pop()?;
+            if empty {
+                o.remove();
+            }
+            Some(x)
+        }
+        std::collections::hash_map::Entry::Vacant(_) => None,
+    }
+}
+
+/// What an event number resolves to, cached (see [`Clog2Source::hot`]).
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    etype: i32,
+    index: i32,
+    role: Role,
+    topology: Topology,
+    /// Its category has been handed a drawable (no category record due).
+    used: bool,
+}
+
+/// Slots of the event-number cache (a power of two).
+const HOT_SLOTS: usize = 64;
+
+/// Line IDs below this are counted in a vector (the y-map needs the lines
+/// that carry drawables), the rest in a map.
+const DENSE_LINES: usize = 1 << 16;
 
 /// One line-table entry: communicator ID, rank in it, thread, world rank.
 type LineEntry = (i32, i32, i32, i32);
@@ -249,11 +334,19 @@ pub struct Clog2Source<R: Read> {
     /// it on a straddling definition).
     last_state_def: Option<i32>,
     renamed: u64,
-    open: FxHashMap<(i32, i32), VecDeque<OpenState>>,
-    sends: FxHashMap<(i32, i32, i32), VecDeque<Half>>,
-    recvs: FxHashMap<(i32, i32, i32), VecDeque<Half>>,
+    /// Open states per (category, line).
+    open: FxHashMap<(i32, i32), Fifo<OpenState>>,
+    /// Unpaired halves per (sender, receiver, tag).
+    sends: FxHashMap<(i32, i32, i32), Fifo<Half>>,
+    recvs: FxHashMap<(i32, i32, i32), Fifo<Half>>,
     pending: usize,
+    /// Event numbers resolved lately: a record costs one compare instead of
+    /// two map lookups (definition, category). Emptied by every definition.
+    hot: [Option<Hot>; HOT_SLOTS],
     lines: FxHashMap<i32, LineEntry>,
+    /// Drawables per line ID (first vertex; an arrow's both): below
+    /// [`DENSE_LINES`] by index, the rest in the map.
+    used_dense: Vec<u64>,
     used_lines: FxHashMap<i32, u64>,
     report: Clog2Report,
     straddles: u64,
@@ -263,22 +356,19 @@ pub struct Clog2Source<R: Read> {
     out: Vec<Record>,
 }
 
-impl Clog2Source<std::io::BufReader<std::fs::File>> {
-    /// Open a CLOG2 file.
+impl Clog2Source<std::io::Empty> {
+    /// Open a CLOG2 file (memory-mapped: see [`Clog2Reader::with_map`]).
     pub fn open(path: &Path) -> Result<Self> {
         Self::open_with(path, Clog2Options::default())
     }
 
     pub fn open_with(path: &Path, opts: Clog2Options) -> Result<Self> {
         let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+        // SAFETY: the file is opened read-only; like the SLOG-2 reader, we
+        // assume nobody truncates an input while it is converted.
+        let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
         let name = path.display().to_string();
-        Self::new(
-            std::io::BufReader::with_capacity(1 << 16, f),
-            Some(len),
-            name,
-            opts,
-        )
+        Self::with_reader(Clog2Reader::with_map(map)?, name, opts)
     }
 }
 
@@ -298,7 +388,11 @@ impl<R: Read> Clog2Source<R> {
     /// A source over any stream; `file_len` (when known) bounds the sizes the
     /// preamble claims; `name` appears in messages.
     pub fn new(input: R, file_len: Option<u64>, name: String, opts: Clog2Options) -> Result<Self> {
-        let reader = Clog2Reader::new(input, file_len)?;
+        Self::with_reader(Clog2Reader::new(input, file_len)?, name, opts)
+    }
+
+    /// A source over a reader whose preamble has been read.
+    pub fn with_reader(reader: Clog2Reader<R>, name: String, opts: Clog2Options) -> Result<Self> {
         let p = reader.preamble();
         for (what, v) in [
             ("known_stateID_count", p.known_state_id_count),
@@ -346,7 +440,9 @@ impl<R: Read> Clog2Source<R> {
             sends: FxHashMap::default(),
             recvs: FxHashMap::default(),
             pending: 0,
+            hot: [None; HOT_SLOTS],
             lines: FxHashMap::default(),
+            used_dense: Vec::new(),
             used_lines: FxHashMap::default(),
             report: Clog2Report::default(),
             straddles: 0,
@@ -481,26 +577,107 @@ impl<R: Read> Clog2Source<R> {
             .wrapping_add(thread)
     }
 
-    fn check_pending(&self, r: &RawRecord) -> Result<()> {
+    /// [`rec_error`](Self::rec_error) for the record last read (its header).
+    #[cold]
+    fn head_error(&self, h: &Head, detail: String) -> Error {
+        self.rec_error(&self.reader.record(h), detail)
+    }
+
+    #[inline]
+    fn check_pending(&self, h: &Head) -> Result<()> {
         if self.pending > self.opts.max_pending {
-            let sends: usize = self.sends.values().map(|q| q.len()).sum();
-            let recvs: usize = self.recvs.values().map(|q| q.len()).sum();
-            let states: usize = self.open.values().map(|q| q.len()).sum();
-            return Err(self.rec_error(
-                r,
-                format!(
-                    "more than {} items pending ({states} open states, {sends} sends and {recvs} receives without partner): \
-                     the log never closes its states or never receives its messages",
-                    self.opts.max_pending
-                ),
-            ));
+            return Err(self.too_many_pending(h));
         }
         Ok(())
     }
 
-    /// Hand a drawable over (first marking its category used).
-    fn emit(&mut self, p: Primitive) -> Result<()> {
-        let c = p.category;
+    #[cold]
+    fn too_many_pending(&self, h: &Head) -> Error {
+        let sends: usize = self.sends.values().map(Fifo::len).sum();
+        let recvs: usize = self.recvs.values().map(Fifo::len).sum();
+        let states: usize = self.open.values().map(Fifo::len).sum();
+        self.head_error(
+            h,
+            format!(
+                "more than {} items pending ({states} open states, {sends} sends and {recvs} receives without partner): \
+                 the log never closes its states or never receives its messages",
+                self.opts.max_pending
+            ),
+        )
+    }
+
+    /// The category and role of event number `etype`, through the cache
+    /// (creating the category on first use, as [`cat`](Self::cat) does).
+    #[inline]
+    fn hot(&mut self, etype: i32) -> Option<Hot> {
+        let slot =
+            (etype as u32).wrapping_mul(0x9E37_79B9) as usize >> (32 - HOT_SLOTS.trailing_zeros());
+        match self.hot[slot] {
+            Some(h) if h.etype == etype => Some(h),
+            _ => self.hot_miss(etype, slot),
+        }
+    }
+
+    #[inline(never)]
+    fn hot_miss(&mut self, etype: i32, slot: usize) -> Option<Hot> {
+        let (index, role) = self.lookup(etype)?;
+        let cat = self.cat(index);
+        let h = Hot {
+            etype,
+            index,
+            role,
+            topology: cat.topology,
+            used: cat.used,
+        };
+        self.hot[slot] = Some(h);
+        Some(h)
+    }
+
+    /// Forget the cached event numbers (a definition may change them).
+    fn cool(&mut self) {
+        self.hot = [None; HOT_SLOTS];
+    }
+
+    #[inline]
+    fn use_line(&mut self, l: i32) {
+        let i = l as u32 as usize;
+        if i < DENSE_LINES {
+            if i >= self.used_dense.len() {
+                self.used_dense.resize(i + 1, 0);
+            }
+            self.used_dense[i] += 1;
+        } else {
+            *self.used_lines.entry(l).or_insert(0) += 1;
+        }
+    }
+
+    /// Hand a drawable of category `h.index` over (first marking its
+    /// category used, unless `h` says it is).
+    #[inline]
+    fn emit(&mut self, h: Hot, p: Primitive) -> Result<()> {
+        if !h.used {
+            self.first_use(h.index)?;
+        }
+        let v = &p.vertices;
+        if let Some(first) = v.first() {
+            self.use_line(first.line);
+        }
+        if v.len() == 2 && h.topology == Topology::Arrow {
+            self.use_line(v[1].line);
+        }
+        self.report.drawables += 1;
+        let stated = p.time_box();
+        self.out.push(Record::Primitive(TracePrimitive {
+            stated,
+            primitive: p,
+        }));
+        Ok(())
+    }
+
+    /// A drawable of category `c` is about to be handed over: on the
+    /// category's first, name it if it has no name and hand it over.
+    #[cold]
+    fn first_use(&mut self, c: i32) -> Result<()> {
         let cat = self.cat(c);
         if !cat.used {
             cat.used = true;
@@ -514,17 +691,11 @@ impl<R: Read> Clog2Source<R> {
             let rec = self.category_record(c)?;
             self.out.push(rec);
         }
-        for (i, v) in p.vertices.iter().enumerate() {
-            if i == 0 || p.vertices.len() == 2 && self.cats[&c].topology == Topology::Arrow {
-                *self.used_lines.entry(v.line).or_insert(0) += 1;
+        for h in self.hot.iter_mut().flatten() {
+            if h.index == c {
+                h.used = true;
             }
         }
-        self.report.drawables += 1;
-        let stated = p.time_box();
-        self.out.push(Record::Primitive(TracePrimitive {
-            stated,
-            primitive: p,
-        }));
         Ok(())
     }
 
@@ -646,56 +817,60 @@ impl<R: Read> Clog2Source<R> {
         Ok(i as i32)
     }
 
-    fn event(&mut self, r: &RawRecord, etype: i32, cargo: Option<&[u8; 32]>) -> Result<()> {
+    /// A bare (`cargo` = `None`) or cargo event record.
+    #[inline]
+    fn event(&mut self, r: &Head, etype: i32, cargo: Option<&[u8; 32]>) -> Result<()> {
         if etype == -1 {
             return Ok(());
         }
-        let Some((index, role)) = self.lookup(etype) else {
-            return Err(self.rec_error(
+        let Some(hot) = self.hot(etype) else {
+            return Err(self.head_error(
                 r,
                 format!("undefined event number {etype}: no definition precedes it and it is in no predefined range"),
             ));
         };
-        let topo = self.cat(index).topology;
+        let index = hot.index;
         let line = self.line_id(r.icomm, r.rank, r.thread);
-        match (topo, role) {
+        match (hot.topology, hot.role) {
             (Topology::State, Role::Start) => {
-                self.open.entry((index, line)).or_default().push_back(OpenState {
-                    time: r.time,
-                    info: cargo.copied(),
-                });
-                self.cat(index).open += 1;
+                fifo_push(
+                    &mut self.open,
+                    (index, line),
+                    OpenState {
+                        time: r.time,
+                        info: cargo.copied(),
+                    },
+                );
                 self.pending += 1;
                 self.check_pending(r)?;
-                self.sweep();
             }
             (Topology::State, Role::End) => {
-                let Some(q) = self.open.get_mut(&(index, line)) else {
+                let Some(s) = fifo_pop(&mut self.open, (index, line)) else {
                     return self.no_start(r, etype, index);
                 };
-                let Some(s) = q.pop_front() else {
-                    return self.no_start(r, etype, index);
-                };
-                self.cat(index).open -= 1;
                 self.pending -= 1;
-                let info = cargo.copied().or(s.info);
-                let info: InfoBytes = info.map(|b| InfoBytes::from_slice(&b)).unwrap_or_default();
-                self.emit(Primitive::new(
-                    index,
-                    smallvec::smallvec![Vertex::new(s.time, line), Vertex::new(r.time, line)],
-                    info,
-                ))?;
+                let info = match (cargo, &s.info) {
+                    (Some(b), _) | (None, Some(b)) => InfoBytes::from_slice(b),
+                    (None, None) => InfoBytes::new(),
+                };
+                self.emit(
+                    hot,
+                    Primitive::new(
+                        index,
+                        smallvec::smallvec![Vertex::new(s.time, line), Vertex::new(r.time, line)],
+                        info,
+                    ),
+                )?;
             }
             (Topology::Event, _) => {
                 let info: InfoBytes = cargo.map(|b| InfoBytes::from_slice(b)).unwrap_or_default();
-                self.emit(Primitive::new(
-                    index,
-                    smallvec::smallvec![Vertex::new(r.time, line)],
-                    info,
-                ))?;
+                self.emit(
+                    hot,
+                    Primitive::new(index, smallvec::smallvec![Vertex::new(r.time, line)], info),
+                )?;
             }
             _ => {
-                return Err(self.rec_error(
+                return Err(self.head_error(
                     r,
                     format!("a bare or cargo record on event number {etype}, which belongs to arrow category {index}"),
                 ))
@@ -704,7 +879,8 @@ impl<R: Read> Clog2Source<R> {
         Ok(())
     }
 
-    fn no_start(&mut self, r: &RawRecord, etype: i32, index: i32) -> Result<()> {
+    #[cold]
+    fn no_start(&mut self, r: &Head, etype: i32, index: i32) -> Result<()> {
         self.report.unmatched_ends += 1;
         let n = self.report.unmatched_ends;
         let msg = format!(
@@ -715,103 +891,70 @@ impl<R: Read> Clog2Source<R> {
         Ok(())
     }
 
-    fn message(&mut self, r: &RawRecord) -> Result<()> {
-        let Body::Msg {
-            etype,
-            icomm,
-            rank,
-            tag,
-            size,
-        } = r.body
-        else {
-            return Ok(());
-        };
+    /// A message record (send or receive half).
+    #[inline]
+    fn message(&mut self, r: &Head) -> Result<()> {
+        let etype = self.reader.body_i32(r, 0);
+        let icomm = self.reader.body_i32(r, 4);
+        let rank = self.reader.body_i32(r, 8);
+        let tag = self.reader.body_i32(r, 12);
+        let size = self.reader.body_i32(r, 16);
         if etype == -1 {
             return Ok(());
         }
-        let role = match self.lookup(etype) {
-            Some((i, role)) if self.cat(i).topology == Topology::Arrow => role,
-            Some((i, _)) => {
-                return Err(self.rec_error(
+        let hot = match self.hot(etype) {
+            Some(h) if h.topology == Topology::Arrow => h,
+            Some(h) => {
+                return Err(self.head_error(
                     r,
-                    format!("message record on event number {etype}, which belongs to category {i} (not the arrow)"),
+                    format!(
+                        "message record on event number {etype}, which belongs to category {} (not the arrow)",
+                        h.index
+                    ),
                 ))
             }
             None => {
-                return Err(self.rec_error(r, format!("undefined message event number {etype}")))
+                return Err(self.head_error(r, format!("undefined message event number {etype}")))
             }
         };
         let me = r.icomm.wrapping_mul(self.w).wrapping_add(r.rank);
         let partner = icomm.wrapping_mul(self.w).wrapping_add(rank);
         let line = self.line_id(r.icomm, r.rank, r.thread);
         let arrow = |from: Half, to: Half, tag: i32, size: i32| {
-            let mut info = InfoBytes::new();
-            info.extend_from_slice(&tag.to_be_bytes());
-            info.extend_from_slice(&size.to_be_bytes());
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&tag.to_be_bytes());
+            b[4..].copy_from_slice(&size.to_be_bytes());
             Primitive::new(
                 0,
                 smallvec::smallvec![
                     Vertex::new(from.time, from.line),
                     Vertex::new(to.time, to.line)
                 ],
-                info,
+                InfoBytes::from_slice(&b),
             )
         };
-        if role == Role::Start {
+        let this = Half {
+            time: r.time,
+            line,
+            size,
+        };
+        if hot.role == Role::Start {
             let key = (me, partner, tag);
-            if let Some(q) = self.recvs.get_mut(&key) {
-                if let Some(rv) = q.pop_front() {
-                    self.pending -= 1;
-                    let from = Half {
-                        time: r.time,
-                        line,
-                        size,
-                    };
-                    return self.emit(arrow(from, rv, tag, rv.size));
-                }
+            if let Some(rv) = fifo_pop(&mut self.recvs, key) {
+                self.pending -= 1;
+                return self.emit(hot, arrow(this, rv, tag, rv.size));
             }
-            self.sends.entry(key).or_default().push_back(Half {
-                time: r.time,
-                line,
-                size,
-            });
+            fifo_push(&mut self.sends, key, this);
         } else {
             let key = (partner, me, tag);
-            if let Some(q) = self.sends.get_mut(&key) {
-                if let Some(sd) = q.pop_front() {
-                    self.pending -= 1;
-                    let to = Half {
-                        time: r.time,
-                        line,
-                        size: 0,
-                    };
-                    return self.emit(arrow(sd, to, tag, sd.size));
-                }
+            if let Some(sd) = fifo_pop(&mut self.sends, key) {
+                self.pending -= 1;
+                return self.emit(hot, arrow(sd, this, tag, sd.size));
             }
-            self.recvs.entry(key).or_default().push_back(Half {
-                time: r.time,
-                line,
-                size: 0,
-            });
+            fifo_push(&mut self.recvs, key, Half { size: 0, ..this });
         }
         self.pending += 1;
-        self.sweep();
         self.check_pending(r)
-    }
-
-    /// Emptied queues are kept (a state or message key is usually reused at
-    /// once; dropping and re-creating its queue costs an allocation per
-    /// drawable) until they outnumber the pending items, so the maps stay
-    /// bounded by what is pending.
-    fn sweep(&mut self) {
-        let limit = 2 * self.pending + 4096;
-        if self.open.len() > limit {
-            self.open.retain(|_, q| !q.is_empty());
-        }
-        if self.sends.len() + self.recvs.len() > limit {
-            self.sends.retain(|_, q| !q.is_empty());
-            self.recvs.retain(|_, q| !q.is_empty());
-        }
     }
 
     fn comm(&mut self, r: &RawRecord) -> Result<()> {
@@ -837,16 +980,18 @@ impl<R: Read> Clog2Source<R> {
         Ok(())
     }
 
+    /// The records off the hot path (definitions, communicators, and
+    /// anything without drawables).
     fn step(&mut self, r: &RawRecord) -> Result<()> {
         match &r.body {
-            Body::StateDef { .. } => self.define_state(r),
-            Body::EventDef { .. } => self.define_event(r),
-            Body::Bare { etype } => self.event(r, *etype, None),
-            Body::Cargo { etype, bytes } => {
-                let b = *bytes;
-                self.event(r, *etype, Some(&b))
+            Body::StateDef { .. } => {
+                self.cool();
+                self.define_state(r)
             }
-            Body::Msg { .. } => self.message(r),
+            Body::EventDef { .. } => {
+                self.cool();
+                self.define_event(r)
+            }
             Body::Comm { .. } => self.comm(r),
             _ => Ok(()),
         }
@@ -856,9 +1001,10 @@ impl<R: Read> Clog2Source<R> {
     fn finish(&mut self) -> Result<()> {
         let mut unmatched = 0u64;
         let mut open_states = 0u64;
-        for c in self.cats.values() {
-            open_states += c.open;
-            unmatched += c.open * c.defined;
+        for (&(index, _), q) in &self.open {
+            let n = q.len() as u64;
+            open_states += n;
+            unmatched += n * self.cats.get(&index).map_or(0, |c| c.defined);
         }
         let sends: u64 = self.sends.values().map(|q| q.len() as u64).sum();
         let recvs: u64 = self.recvs.values().map(|q| q.len() as u64).sum();
@@ -882,14 +1028,21 @@ impl<R: Read> Clog2Source<R> {
                 self.name, self.report.unmatched_ends
             ));
         }
-        let mut used: Vec<i32> = self.used_lines.keys().copied().collect();
+        let mut used: Vec<(i32, u64)> = self.used_lines.iter().map(|(&l, &n)| (l, n)).collect();
+        used.extend(
+            self.used_dense
+                .iter()
+                .enumerate()
+                .filter(|&(_, &n)| n > 0)
+                .map(|(l, &n)| (l as i32, n)),
+        );
         used.sort_unstable();
         let mut rows = Vec::with_capacity(used.len());
-        for l in used {
+        for (l, n) in used {
             let Some(&e) = self.lines.get(&l) else {
                 return Err(Error::Source(format!(
-                    "{}: {} drawable(s) on line ID {l}, which no communicator record announced",
-                    self.name, self.used_lines[&l]
+                    "{}: {n} drawable(s) on line ID {l}, which no communicator record announced",
+                    self.name
                 )));
             };
             rows.push((l, e));
@@ -939,7 +1092,6 @@ impl<R: Read> Clog2Source<R> {
             format: Some("msg_tag=%d, msg_size=%d".into()),
             defined: 1,
             used: false,
-            open: 0,
         };
         self.cats.insert(0, arrow);
         let rec = self.category_record(0)?;
@@ -954,14 +1106,32 @@ impl<R: Read> Clog2Source<R> {
             self.start()?;
         }
         while self.out.len() < 1024 && !self.finished {
-            match self.reader.next_record()? {
-                Some(r) => {
-                    self.last_offset = r.offset;
-                    self.step(&r)?;
+            let h = match self.reader.next_head_fast() {
+                Some(h) => h,
+                None => match self.reader.next_head()? {
+                    Some(h) => h,
+                    None => {
+                        self.finished = true;
+                        self.finish()?;
+                        break;
+                    }
+                },
+            };
+            self.last_offset = h.offset;
+            match h.rectype {
+                rectype::BAREEVT => {
+                    let etype = self.reader.body_i32(&h, 0);
+                    self.event(&h, etype, None)?;
                 }
-                None => {
-                    self.finished = true;
-                    self.finish()?;
+                rectype::CARGOEVT => {
+                    let etype = self.reader.body_i32(&h, 0);
+                    let cargo: [u8; 32] = self.reader.body_bytes(&h, 8);
+                    self.event(&h, etype, Some(&cargo))?;
+                }
+                rectype::MSGEVT => self.message(&h)?,
+                _ => {
+                    let r = self.reader.record(&h);
+                    self.step(&r)?;
                 }
             }
         }

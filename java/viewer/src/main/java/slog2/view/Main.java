@@ -17,7 +17,7 @@ import javax.swing.SwingUtilities;
  * <pre>
  * java -jar slog2view.jar [FILE]                      the viewer window
  * java -jar slog2view.jar --render FILE --from T0 --to T1 --size WxH -o OUT.png [--svg OUT.svg]
- * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S]
+ * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S] [--plan-out PLAN.txt]
  * </pre>
  *
  * The native library is found on {@code java.library.path} or named by the
@@ -29,7 +29,7 @@ public final class Main {
 
     static final String USAGE = "usage: slog2view [FILE]\n"
             + "       slog2view --render FILE --from T0 --to T1 --size WIDTHxHEIGHT -o OUT.png [--svg OUT.svg]\n"
-            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S]\n";
+            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S] [--plan-out PLAN.txt]\n";
 
     public static void main(String[] args) {
         findLibrary();
@@ -46,9 +46,11 @@ public final class Main {
 
     /**
      * When neither {@code slog2.library} nor {@code java.library.path} names
-     * the native library, look for it where a build of the repository puts it:
-     * {@code target/release/libslog2jni.so} two levels above this jar
-     * ({@code java/build/slog2view.jar}).
+     * the native library, look for it where the repository's build or the
+     * install step puts it relative to this jar: {@code target/release/} two
+     * levels above {@code java/build/slog2view.jar}, or {@code lib/} of the
+     * prefix of an installed {@code PREFIX/share/java/slog2view.jar}
+     * ({@code scripts/install.sh}).
      */
     static void findLibrary() {
         if (System.getProperty("slog2.library") != null) {
@@ -59,14 +61,41 @@ public final class Main {
                 return;
             }
         }
-        try {
-            File jar = new File(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            File lib = new File(jar.getParentFile(), "../../target/release/" + System.mapLibraryName("slog2jni"));
+        File jar = jarPath();
+        if (jar == null) {
+            return; // leave it to the default lookup, which reports what is missing
+        }
+        for (String rel : new String[] {"../../target/release/", "../../lib/"}) {
+            File lib = new File(jar.getParentFile(), rel + System.mapLibraryName("slog2jni"));
             if (lib.isFile()) {
-                System.setProperty("slog2.library", lib.getCanonicalPath());
+                try {
+                    System.setProperty("slog2.library", lib.getCanonicalPath());
+                } catch (IOException e) {
+                    System.setProperty("slog2.library", lib.getAbsolutePath());
+                }
+                return;
             }
+        }
+    }
+
+    /** The canonical path of f (its absolute path if that fails, "?" for null). */
+    static String canonical(File f) {
+        if (f == null) {
+            return "?";
+        }
+        try {
+            return f.getCanonicalPath();
+        } catch (IOException e) {
+            return f.getAbsolutePath();
+        }
+    }
+
+    /** This jar (or class folder), or null when it cannot be told. */
+    static File jarPath() {
+        try {
+            return new File(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (Exception e) {
-            // leave it to the default lookup, which reports what is missing
+            return null;
         }
     }
 
@@ -203,8 +232,10 @@ public final class Main {
         int[] sz = {1600, 900};
         int steps = 500;
         long seed = 1;
+        String planOut = null;
         for (int i = 1; i < a.length; i++) {
             switch (a[i]) {
+                case "--plan-out" -> planOut = need(a, ++i);
                 case "--size" -> sz = size(need(a, ++i));
                 case "--steps" -> steps = (int) num(need(a, ++i), "--steps");
                 case "--seed" -> seed = (long) num(need(a, ++i), "--seed");
@@ -215,9 +246,12 @@ public final class Main {
             throw new UsageError("--bench needs FILE");
         }
         try {
+            long w0n = System.nanoTime();
             if (!Boolean.getBoolean("slog2view.cold")) {
                 warmUp(); // what the window does at start-up, before a file is chosen
             }
+            System.out.printf(Locale.ROOT, "start-up warm-up (before a file is chosen, as the window): %.0f ms%n",
+                    (System.nanoTime() - w0n) / 1e6);
             long t0 = System.nanoTime();
             Source s = ReaderSource.open(file);
             long tOpen = System.nanoTime();
@@ -236,11 +270,16 @@ public final class Main {
             double[] ms = new double[steps];
             double[] qms = new double[steps];
             double[] cpu = new double[steps];
+            boolean[] zoomed = new boolean[steps];
+            long[] nDraw = new long[steps];
             java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
             long maxN = 0;
+            // the steps, one "Z|P T0 T1" line each (zoom or pan), for other viewers' harnesses
+            StringBuilder plan = new StringBuilder();
             for (int k = 0; k < steps; k++) {
                 double span = w1 - w0;
                 int op = rnd.nextInt(4);
+                boolean zoom = op == 1 || (op == 0 && span > full * 1e-7);
                 if (op == 0 && span > full * 1e-7) { // zoom in around a random point
                     double c = w0 + rnd.nextDouble() * span, fct = 0.3 + 0.5 * rnd.nextDouble();
                     w0 = c - (c - w0) * fct;
@@ -257,6 +296,7 @@ public final class Main {
                 span = Math.min(w1 - w0, full);
                 w0 = Math.max(m.tMin, Math.min(m.tMax - span, w0));
                 w1 = w0 + span;
+                plan.append(String.format(Locale.ROOT, "%s %.17g %.17g%n", zoom ? "Z" : "P", w0, w1));
                 long c0 = mx.getCurrentThreadCpuTime();
                 long a0 = System.nanoTime();
                 Frame g = Frame.load(m, w0, w1);
@@ -267,8 +307,14 @@ public final class Main {
                 ms[k] = (a2 - a0) / 1e6;
                 cpu[k] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
                 qms[k] = (a1 - a0) / 1e6;
+                zoomed[k] = zoom;
+                nDraw[k] = g.d.n;
                 maxN = Math.max(maxN, g.d.n);
             }
+            double[] zs = java.util.stream.IntStream.range(0, steps).filter(k -> zoomed[k]).mapToDouble(k -> ms[k])
+                    .sorted().toArray();
+            double[] ps = java.util.stream.IntStream.range(0, steps).filter(k -> !zoomed[k]).mapToDouble(k -> ms[k])
+                    .sorted().toArray();
             double[] sorted = ms.clone();
             Arrays.sort(sorted);
             double[] qs = qms.clone();
@@ -282,7 +328,20 @@ public final class Main {
                             + " query median %.2f ms, p99 %.2f ms; max drawables in a frame %d%n",
                     steps, sz[0], sz[1], pct(sorted, 50), pct(sorted, 99), sorted[steps - 1], pct(qs, 50), pct(qs, 99),
                     maxN);
+            Integer[] worst = java.util.stream.IntStream.range(0, steps).boxed()
+                    .sorted((x, y) -> Double.compare(ms[y], ms[x])).limit(6).toArray(Integer[]::new);
+            StringBuilder ws = new StringBuilder();
+            for (int k : worst) {
+                ws.append(String.format(Locale.ROOT, " #%d %s %.1f ms (cpu %.1f, query %.1f, %d drawables);", k,
+                        zoomed[k] ? "zoom" : "pan", ms[k], cpu[k], qms[k], nDraw[k]));
+            }
+            System.out.println("slowest steps:" + ws);
+            System.out.printf(Locale.ROOT, "zoom steps (%d): median %.2f ms, p99 %.2f ms; pan steps (%d): median %.2f ms,"
+                    + " p99 %.2f ms%n", zs.length, pct(zs, 50), pct(zs, 99), ps.length, pct(ps, 50), pct(ps, 99));
             s.close();
+            if (planOut != null) {
+                Files.writeString(new File(planOut).toPath(), plan, StandardCharsets.UTF_8);
+            }
             return 0;
         } catch (IOException | RuntimeException | LinkageError e) {
             System.err.println("slog2view: " + file + ": " + e.getMessage());
@@ -321,9 +380,54 @@ public final class Main {
         p.fillPolygon(new int[] {0, 5, 9}, new int[] {0, 9, 3}, 3);
         p.text("0.123456789", 2, 20);
         g.dispose();
+        warmUpRenderer();
+    }
+
+    /**
+     * Run the query and drawing code a few times on the small trace built into
+     * the jar ({@code warmup.slog2}: {@code slog2 bench write 4000}, written by
+     * build.sh), at full detail and as preview shadows, so that the JIT has
+     * compiled them before the first real file: the first frame of a file is
+     * otherwise drawn by the interpreter (about 55 ms instead of 5 ms for the
+     * 3302 drawables of a 10M-drawable file's full view). About 0.3 s of CPU
+     * on the warm-up thread; without the resource (a jar built without the
+     * CLI) nothing happens.
+     */
+    static void warmUpRenderer() {
+        File tmp = null;
+        try (java.io.InputStream in = Main.class.getResourceAsStream("warmup.slog2")) {
+            if (in == null) {
+                return;
+            }
+            tmp = File.createTempFile("slog2view-warmup", ".slog2");
+            Files.copy(in, tmp.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            try (Source s = ReaderSource.open(tmp.getPath())) {
+                Model m = new Model(s);
+                BufferedImage img = new BufferedImage(800, 450, BufferedImage.TYPE_INT_RGB);
+                double span = m.tMax - m.tMin;
+                for (int k = 0; k < 12; k++) {
+                    double f = new double[] {1, 0.5, 0.2}[k % 3];
+                    double a = m.tMin + (span - span * f) * (k % 4) / 3.0;
+                    Frame fr = k % 2 == 0 ? Frame.load(m, a, a + span * f)
+                            : Frame.load(m, a, a + span * f, Math.max(0, m.rootDepth - k % 3));
+                    java.awt.Graphics2D g2 = img.createGraphics();
+                    Renderer.paint(new G2Painter(g2), m, fr, new Renderer.Layout(800, 450, fr.t0, fr.t1, m.rows()), -1);
+                    g2.dispose();
+                }
+            }
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // only a warm-up: the first real file reports any problem with its own message
+        } finally {
+            if (tmp != null && !tmp.delete()) {
+                tmp.deleteOnExit();
+            }
+        }
     }
 
     static double pct(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
         int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
     }

@@ -193,6 +193,19 @@ public final class MainWindow extends JFrame {
         content.add(split, BorderLayout.CENTER);
         setTitle("slog2view — " + m.source.name());
         timeline.show(first);
+        // -Dslog2view.window=T0:T1 goes to that window after the first frame (scripted screenshots)
+        String win = System.getProperty("slog2view.window");
+        if (win != null && win.contains(":")) {
+            try {
+                double a = Double.parseDouble(win.substring(0, win.indexOf(':')));
+                double b = Double.parseDouble(win.substring(win.indexOf(':') + 1));
+                if (b > a) {
+                    SwingUtilities.invokeLater(() -> timeline.setWindow(a, b, true));
+                }
+            } catch (NumberFormatException e) {
+                System.err.println("slog2view: ignoring -Dslog2view.window=" + win + " (want T0:T1)");
+            }
+        }
         content.revalidate();
         content.repaint();
         timeline.requestFocusInWindow();

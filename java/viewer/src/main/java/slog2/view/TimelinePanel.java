@@ -328,6 +328,14 @@ public final class TimelinePanel extends JComponent {
                 System.err.printf(java.util.Locale.ROOT, "slog2view: first frame painted %.1f ms after open%n",
                         (firstPaintNanos - openNanos) / 1e6);
             }
+            if (Boolean.getBoolean("slog2view.exitAfterFirstFrame")) {
+                // install check (scripts/viewer-install-check.sh): which jar and native library
+                // this run used, then quit once the first frame with data is on screen
+                String lib = System.getProperty("slog2.library");
+                System.out.println("slog2view: first frame painted; jar " + Main.canonical(Main.jarPath()) + "; library "
+                        + (lib == null ? "(java.library.path)" : Main.canonical(new java.io.File(lib))));
+                System.exit(0);
+            }
         }
     }
 }

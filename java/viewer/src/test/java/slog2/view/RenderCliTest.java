@@ -82,6 +82,43 @@ class RenderCliTest {
                 dir.resolve("x.png").toString()), 2);
     }
 
+    /**
+     * {@code --bench --plan-out}: one "Z|P T0 T1" line per step, every window inside the file's
+     * time range, a pan keeping the span of the step before it (the plan other viewers replay).
+     */
+    @Test
+    void benchWritesItsPlan() throws Exception {
+        Path plan = Files.createTempFile("plan", ".txt");
+        String out = Fx.run(cmd("--bench", Fx.bigTrace(), "--steps", "40", "--size", "400x200", "--plan-out",
+                plan.toString()), 0);
+        assertTrue(out.contains("40 steps at 400x200"), out);
+        List<String> lines = Files.readAllLines(plan);
+        Files.delete(plan);
+        assertEquals(40, lines.size());
+        double lo, hi;
+        try (Source s = ReaderSource.open(Fx.bigTrace())) {
+            Model m = new Model(s);
+            lo = m.tMin;
+            hi = m.tMax;
+        }
+        double prevSpan = hi - lo;
+        int zooms = 0;
+        for (String l : lines) {
+            String[] f = l.split(" ");
+            assertEquals(3, f.length, l);
+            assertTrue(f[0].equals("Z") || f[0].equals("P"), l);
+            double a = Double.parseDouble(f[1]), b = Double.parseDouble(f[2]);
+            assertTrue(a >= lo && b <= hi + 1e-9 * (hi - lo) && b > a, l);
+            if (f[0].equals("P")) {
+                assertEquals(prevSpan, b - a, 1e-9 * (hi - lo), l);
+            } else {
+                zooms++;
+            }
+            prevSpan = b - a;
+        }
+        assertTrue(zooms > 5 && zooms < 35, "a mix of zooms and pans: " + zooms);
+    }
+
     /** {@code slog2 view FILE} finds this jar beside the CLI's build and hands over to it (no display here: exit 2). */
     @Test
     void slog2ViewExecsTheViewer() throws Exception {

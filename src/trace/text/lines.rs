@@ -1,0 +1,171 @@
+//! Lines of the input inside one growable buffer, read in large chunks
+//! (no per-line allocation); a seekable input can go back to a checkpoint.
+
+use std::io::Read;
+use std::ops::Range;
+
+/// Splits a reader into lines inside one growable buffer: a line is handed
+/// out as a range of `buf`, valid until the next call. The unconsumed input
+/// is also open to the whole-line fast path ([`window_line`]), which finds the
+/// end of a line by parsing it, so most lines are never searched for their
+/// newline.
+pub(super) struct Lines {
+    pub(super) src: Box<dyn Input>,
+    /// Bytes read from `src` so far (tests check that a seek reads from
+    /// the checkpoint, not from the start).
+    pub(super) fetched: u64,
+    pub(super) buf: Vec<u8>,
+    /// Start of the unconsumed data.
+    pub(super) pos: usize,
+    /// End of the valid data.
+    pub(super) len: usize,
+    /// `buf[pos..scanned]` is known to hold no newline (a partial line).
+    pub(super) scanned: usize,
+    pub(super) eof: bool,
+}
+
+impl Lines {
+    const CHUNK: usize = 1 << 18;
+
+    pub(super) fn new(src: Box<dyn Input>) -> Self {
+        Lines {
+            src,
+            fetched: 0,
+            buf: vec![0; Self::CHUNK],
+            pos: 0,
+            len: 0,
+            scanned: 0,
+            eof: false,
+        }
+    }
+
+    /// Lines of a buffer holding the whole input.
+    pub(super) fn from_vec(buf: Vec<u8>) -> Self {
+        Lines {
+            src: Box::new(Plain(std::io::empty())),
+            fetched: 0,
+            len: buf.len(),
+            buf,
+            pos: 0,
+            scanned: 0,
+            eof: true,
+        }
+    }
+
+    /// The unconsumed input in the buffer (whole lines and perhaps the
+    /// start of one more).
+    #[inline(always)]
+    pub(super) fn rest(&self) -> &[u8] {
+        &self.buf[self.pos..self.len]
+    }
+
+    /// The next line without its line end (`\n` or `\r\n`), and the bytes
+    /// it used up.
+    pub(super) fn next(&mut self) -> std::io::Result<Option<(Range<usize>, usize)>> {
+        loop {
+            let from = self.scanned.max(self.pos);
+            let found = memchr::memchr(b'\n', &self.buf[from..self.len]).map(|k| from + k);
+            let (nl, next) = match found {
+                Some(nl) => (nl, nl + 1),
+                None if self.eof => {
+                    if self.pos == self.len {
+                        return Ok(None);
+                    }
+                    // The last line, without a line end.
+                    (self.len, self.len)
+                }
+                None => {
+                    self.scanned = self.len;
+                    self.fill()?;
+                    continue;
+                }
+            };
+            let st = self.pos;
+            self.pos = next;
+            let end = if nl > st && self.buf[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            return Ok(Some((st..end, next - st)));
+        }
+    }
+
+    /// Move the partial line at `pos` to the front, grow the buffer if it
+    /// is mostly full, and read more.
+    pub(super) fn fill(&mut self) -> std::io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.len -= self.pos;
+            self.scanned -= self.pos.min(self.scanned);
+            self.pos = 0;
+        }
+        if self.buf.len() - self.len < Self::CHUNK / 2 {
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let n = loop {
+            match self.src.read(&mut self.buf[self.len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        self.len += n;
+        self.fetched += n as u64;
+        self.eof = n == 0;
+        Ok(())
+    }
+
+    /// Go on reading at byte `offset` of the input, with an empty buffer;
+    /// `None` when the input cannot seek.
+    pub(super) fn seek(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        let r = self.src.seek_to(offset)?;
+        self.pos = 0;
+        self.len = 0;
+        self.scanned = 0;
+        self.eof = false;
+        Some(r)
+    }
+}
+
+/// What a [`TextSource`] reads from: any reader, and a seekable one (a file,
+/// a buffer in memory) can also go back to a checkpoint.
+pub(super) trait Input: Read + Send {
+    /// Go to byte `offset` from the start; `None` when it cannot.
+    fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        let _ = offset;
+        None
+    }
+    fn can_seek(&self) -> bool {
+        false
+    }
+}
+
+/// A reader that cannot seek (a pipe, a stream).
+pub(super) struct Plain<R>(pub R);
+
+impl<R: Read> Read for Plain<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read + Send> Input for Plain<R> {}
+
+/// A reader that can seek (a regular file, a buffer in memory).
+pub(super) struct Seekable<R>(pub R);
+
+impl<R: Read> Read for Seekable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read + std::io::Seek + Send> Input for Seekable<R> {
+    fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
+        Some(self.0.seek(std::io::SeekFrom::Start(offset)).map(|_| ()))
+    }
+    fn can_seek(&self) -> bool {
+        true
+    }
+}

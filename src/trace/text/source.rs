@@ -1,0 +1,255 @@
+//! [`TextSource`]: the sequential reader of a text trace, a
+//! [`TraceSource`]. Info is encoded as it is read ([`Encode`]); batches
+//! ([`TraceSource::next_records`]) go through the whole-line fast path
+//! first. A seekable input (a regular file, a text in memory) gives
+//! checkpoints: byte offset, line number, skipped-line count and the
+//! categories defined so far.
+
+use std::fs::File;
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use super::fast::window_line;
+use super::info::{Encode, InfoPlan};
+use super::lines::{Input, Lines, Plain, Seekable};
+use super::records::Parser;
+use crate::error::{Error, Result};
+use crate::trace::{Checkpoint, Record, TraceSource};
+
+/// A trace in the sample text format.
+pub struct TextSource {
+    p: Parser,
+    /// Each defined category's label, prepared for encoding info text
+    /// (shared with the [`checkpoints`](TraceSource::checkpoint) taken since
+    /// the last definition: copied on the next one only).
+    infos: Encode,
+    total_bytes: Option<u64>,
+    /// `next_records`: line of each record handed over, and an error to
+    /// report after them.
+    batch_lines: Vec<usize>,
+    stashed: Option<Error>,
+}
+
+/// Where a [`TextSource`] was between two records (see
+/// [`TraceSource::checkpoint`]).
+struct TextCheckpoint {
+    offset: u64,
+    line_no: usize,
+    skipped_lines: u64,
+    first_skipped: usize,
+    formats: std::sync::Arc<rustc_hash::FxHashMap<i32, InfoPlan>>,
+}
+
+impl TextSource {
+    /// Open a file.
+    pub fn open(path: &Path) -> Result<Self> {
+        let f = File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = f.metadata().ok();
+        let total = meta.as_ref().map(|m| m.len());
+        // A regular file can go back to a checkpoint; a FIFO or a device
+        // named by its path cannot.
+        let input: Box<dyn Input> = if meta.is_some_and(|m| m.is_file()) {
+            Box::new(Seekable(f))
+        } else {
+            Box::new(Plain(f))
+        };
+        let mut s = Self::with_input(&path.display().to_string(), input);
+        s.total_bytes = total;
+        Ok(s)
+    }
+
+    /// Read from any buffered reader; `name` is used in error messages and
+    /// [`location`](TraceSource::location).
+    pub fn from_reader(name: &str, r: impl BufRead + Send + 'static) -> Self {
+        Self::from_read(name, r)
+    }
+
+    /// Read from any reader (it is read in large chunks, so it need not be
+    /// buffered).
+    pub fn from_read(name: &str, r: impl Read + Send + 'static) -> Self {
+        Self::with_input(name, Box::new(Plain(r)))
+    }
+
+    fn with_input(name: &str, input: Box<dyn Input>) -> Self {
+        TextSource {
+            p: Parser::new(name, Lines::new(input)),
+            infos: Encode::default(),
+            total_bytes: None,
+            batch_lines: Vec::new(),
+            stashed: None,
+        }
+    }
+
+    /// Parse a text held in memory (tests, small inputs).
+    pub fn from_str(name: &str, text: &str) -> Self {
+        let mut s = Self::with_input(
+            name,
+            Box::new(Seekable(std::io::Cursor::new(text.as_bytes().to_vec()))),
+        );
+        s.total_bytes = Some(text.len() as u64);
+        s
+    }
+
+    /// Bytes read from the input so far (a seek to a checkpoint reads on
+    /// from there: this shows how much was read again).
+    pub fn bytes_fetched(&self) -> u64 {
+        self.p.lines.fetched
+    }
+}
+
+impl TraceSource for TextSource {
+    fn next_record(&mut self) -> Result<Option<Record>> {
+        self.p.next_record(&mut self.infos)
+    }
+
+    /// `FILE:LINE` of the last record returned (a composite: its header line).
+    fn location(&self) -> String {
+        format!("{}:{}", self.p.name, self.p.record_line)
+    }
+
+    /// Up to 256 records at a time (a batch that stays in the first-level
+    /// cache); an error comes after the records before it.
+    fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
+        out.clear();
+        self.batch_lines.clear();
+        if let Some(e) = self.stashed.take() {
+            return Err(e);
+        }
+        let p = &mut self.p;
+        while out.len() < 256 {
+            // Usual primitive lines straight from the buffer.
+            if let Some((prim, n)) = window_line(p.lines.rest(), &self.infos.0) {
+                p.lines.pos += n;
+                p.bytes_read += n as u64;
+                p.line_no += 1;
+                p.record_line = p.line_no;
+                out.push(Record::Primitive(prim));
+                self.batch_lines.push(p.line_no);
+                continue;
+            }
+            // Other primitive lines, without the record dispatch of
+            // `next_record`.
+            if !p.next_line()? {
+                break;
+            }
+            p.record_line = p.line_no;
+            if p.lines.buf[p.cur.clone()].starts_with(b"Primitive") {
+                match p.parse_primitive_line(&mut self.infos, 0) {
+                    Ok(prim) => {
+                        out.push(Record::Primitive(prim));
+                        self.batch_lines.push(p.record_line);
+                        continue;
+                    }
+                    Err(e) if out.is_empty() => return Err(*e),
+                    Err(e) => {
+                        self.stashed = Some(*e);
+                        break;
+                    }
+                }
+            }
+            // Anything else: hand the line back to `next_record`.
+            p.pending_line = true;
+            match p.next_record(&mut self.infos) {
+                Ok(Some(r)) => {
+                    out.push(r);
+                    self.batch_lines.push(p.record_line);
+                }
+                Ok(None) => break,
+                Err(e) if out.is_empty() => return Err(e),
+                Err(e) => {
+                    self.stashed = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn skipped(&self) -> Option<String> {
+        (self.p.skipped_lines > 0).then(|| {
+            format!(
+                "{} line(s) of {} are no record and were skipped (first: line {}; a mistyped keyword?)",
+                self.p.skipped_lines, self.p.name, self.p.first_skipped
+            )
+        })
+    }
+
+    fn location_of(&self, i: usize) -> String {
+        match self.batch_lines.get(i) {
+            Some(l) => format!("{}:{}", self.p.name, l),
+            None => self.location(),
+        }
+    }
+
+    /// Between [`next_record`](TraceSource::next_record) calls on a
+    /// seekable input (a regular file, a text in memory): the byte offset
+    /// and line number of the next line, the skipped-line count and the
+    /// categories defined so far (shared, not copied). `None` for a pipe
+    /// and in the middle of a [`next_records`](TraceSource::next_records) batch.
+    fn checkpoint(&mut self) -> Option<Checkpoint> {
+        if !self.p.lines.src.can_seek() || self.p.pending_line || self.stashed.is_some() {
+            return None;
+        }
+        Some(Checkpoint::new(TextCheckpoint {
+            offset: self.p.bytes_read,
+            line_no: self.p.line_no,
+            skipped_lines: self.p.skipped_lines,
+            first_skipped: self.p.first_skipped,
+            formats: self.infos.0.clone(),
+        }))
+    }
+
+    /// Seek the file to the checkpoint's byte offset and restore the parser
+    /// state it recorded: the records that follow are exactly those that
+    /// followed when it was taken (categories defined later are forgotten,
+    /// so info on them is an error again).
+    fn restore(&mut self, cp: &Checkpoint) -> Result<()> {
+        let cp = cp.get::<TextCheckpoint>().ok_or_else(|| {
+            Error::InvalidArgument(format!("{}: not a checkpoint of a text trace", self.p.name))
+        })?;
+        let p = &mut self.p;
+        match p.lines.seek(cp.offset) {
+            None => {
+                return Err(Error::Unsupported(format!(
+                    "{}: cannot seek (not a regular file)",
+                    p.name
+                )))
+            }
+            Some(r) => r.map_err(|e| Error::io(&p.name, e))?,
+        }
+        p.cur = 0..0;
+        p.line_no = cp.line_no;
+        p.record_line = cp.line_no;
+        p.bytes_read = cp.offset;
+        p.skipped_lines = cp.skipped_lines;
+        p.first_skipped = cp.first_skipped;
+        p.pending_line = false;
+        self.infos.0 = cp.formats.clone();
+        self.stashed = None;
+        self.batch_lines.clear();
+        Ok(())
+    }
+
+    /// A composite's members are the lines right after its header line
+    /// (nothing may come between them).
+    fn member_location(&self, i: usize, member: usize) -> String {
+        let line = self
+            .batch_lines
+            .get(i)
+            .copied()
+            .unwrap_or(self.p.record_line);
+        format!("{}:{}", self.p.name, line + 1 + member)
+    }
+
+    /// Bytes read so far over the file size (when the size is known).
+    fn progress(&self) -> Option<f64> {
+        self.total_bytes
+            .filter(|t| *t > 0)
+            .map(|t| (self.p.bytes_read as f64 / t as f64).min(1.0))
+    }
+}
+
+/// Read from any `Read` — kept for callers of the earlier free function.
+pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
+    TextSource::from_read(name, r)
+}
