@@ -61,7 +61,7 @@ def main():
     p.add_argument("--scan-rows", type=int, default=1 << 18)
     p.add_argument("--no-scan", action="store_true")
     p.add_argument("--scan-only", action="store_true",
-                   help="only File.scan() the file and print rows/s (for farm-bench A/B runs)")
+                   help="only File.scan() the file and print rows/s (for whole-process A/B timing)")
     p.add_argument("--windowed", action="store_true",
                    help="with --scan-only: scan in consecutive windows (File.scan(t0=, t1=), the "
                         "pre-SLOG2_Scan path) instead of the library's whole-file scan")
