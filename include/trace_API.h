@@ -133,10 +133,6 @@ typedef struct TRACE_Category_head_t {
   int width;
 } TRACE_Category_head_t;
 
-
-
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
