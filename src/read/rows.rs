@@ -274,6 +274,29 @@ impl Rows {
         self.info_offset.push(self.info.len() as u32);
     }
 
+    /// One primitive's row from its decoded parts (the record sinks' shared
+    /// row: box, first and last vertex, parent row or -1).
+    #[inline(always)]
+    pub(super) fn push_primitive_row(
+        &mut self,
+        category: i32,
+        info: &[u8],
+        tbox: crate::model::TimeBox,
+        (first, last): (crate::model::Vertex, crate::model::Vertex),
+        parent: i32,
+    ) {
+        self.push_row(
+            ROW_PRIMITIVE,
+            category,
+            (tbox.start, tbox.end),
+            (first.time, first.line),
+            (last.time, last.line),
+            parent,
+            1,
+            info,
+        );
+    }
+
     fn push_primitive(&mut self, p: &Primitive, parent: i32) {
         let b = p.time_box();
         let first = p
@@ -374,16 +397,9 @@ impl crate::format::RecordSink for RowSink<'_> {
         last: crate::model::Vertex,
         member: bool,
     ) {
-        self.rows.push_row(
-            ROW_PRIMITIVE,
-            category,
-            (tbox.start, tbox.end),
-            (first.time, first.line),
-            (last.time, last.line),
-            if member { self.parent } else { -1 },
-            1,
-            info,
-        );
+        let parent = if member { self.parent } else { -1 };
+        self.rows
+            .push_primitive_row(category, info, tbox, (first, last), parent);
     }
 }
 
@@ -448,16 +464,9 @@ impl crate::format::RecordSink for ScanSink<'_> {
         last: crate::model::Vertex,
         member: bool,
     ) {
-        self.rows.push_row(
-            ROW_PRIMITIVE,
-            category,
-            (tbox.start, tbox.end),
-            (first.time, first.line),
-            (last.time, last.line),
-            if member { self.parent } else { -1 },
-            1,
-            info,
-        );
+        let parent = if member { self.parent } else { -1 };
+        self.rows
+            .push_primitive_row(category, info, tbox, (first, last), parent);
         if !member || self.members_left == 0 {
             return;
         }
