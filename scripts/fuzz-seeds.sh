@@ -6,10 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fx=../shared/fixtures
 [ -d "$fx" ] || { echo "fuzz-seeds: $fx is missing" >&2; exit 1; }
-for t in slog2_read retree capi_input text_trace clog2; do mkdir -p "fuzz/corpus/$t"; done
+for t in slog2_read slog2_open retree capi_input text_trace clog2; do mkdir -p "fuzz/corpus/$t"; done
 for f in "$fx"/*/*.slog2; do
   b=$(basename "$f" .slog2)
   cp "$f" "fuzz/corpus/slog2_read/$b.slog2"
+  cp "$f" "fuzz/corpus/slog2_open/$b.slog2"
   cp "$f" "fuzz/corpus/retree/$b.slog2"
   { printf '\x00\x01\x02\x03\x04\x12\x0b\x2a'; cat "$f"; } > "fuzz/corpus/capi_input/$b.bin"
 done
