@@ -386,3 +386,72 @@ fn retree_refuses_a_payload_shorter_than_its_format() {
     assert!(e.to_string().contains("in.slog2"), "{e}");
     assert!(!out.exists());
 }
+
+/// A header claiming 32767 children per node made `tree_directory` and
+/// `check` loop over 32767 possible children of every node (most of them
+/// absent). Children are now found by a binary search over the directory's
+/// nodes: the result equals a brute-force scan of the directory, and the
+/// work is bounded by the nodes that exist.
+#[test]
+fn huge_children_per_node_is_answered_from_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nc.slog2");
+    let mut w = Slog2Writer::create(
+        &path,
+        WriterOptions {
+            children_per_node: 2,
+            leaf_bytesize: 4096,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for c in slog2::synth::categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in slog2::synth::Synthetic::new(3000, 4, 7) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The header: version (i16 length + bytes), then NumOfChildrenPerNode.
+    let vlen = i16::from_be_bytes([bytes[0], bytes[1]]) as usize;
+    let at = 2 + vlen;
+    assert_eq!(i16::from_be_bytes([bytes[at], bytes[at + 1]]), 2);
+    bytes[at..at + 2].copy_from_slice(&i16::MAX.to_be_bytes());
+    let f = Slog2File::from_bytes(bytes).unwrap();
+    assert_eq!(f.header().num_children_per_node, i16::MAX);
+    let n = i64::from(i16::MAX);
+    let entries = f.directory();
+    assert!(entries.len() > 8);
+    for e in entries {
+        let (d, x) = (i64::from(e.id.depth), i64::from(e.id.xpos));
+        let mut want: Vec<_> = entries
+            .iter()
+            .filter(|c| i64::from(c.id.depth) == d - 1)
+            .filter(|c| (x * n..x * n + n).contains(&i64::from(c.id.xpos)))
+            .map(|c| c.id)
+            .collect();
+        want.sort_by_key(|id| id.xpos);
+        want.dedup();
+        let got: Vec<_> = f.children(e.id).map(|c| c.id).collect();
+        assert_eq!(got, want, "children of {}", e.id);
+    }
+    let tree = f.tree_directory();
+    assert_eq!(tree.len(), entries.len());
+    let edges: usize = tree
+        .iter()
+        .filter(|t| t.first_child >= 0)
+        .map(|t| (t.last_child - t.first_child + 1) as usize)
+        .sum();
+    assert!(
+        edges < entries.len(),
+        "{edges} child links for {} nodes",
+        entries.len()
+    );
+    // `check` reports the mismatch with the stubs instead of looping.
+    let report = f.check();
+    assert!(
+        !report.is_valid(),
+        "a tree read with the wrong fan-out is not valid"
+    );
+}

@@ -159,6 +159,11 @@ pub struct Slog2File {
     directory: Vec<DirEntry>,
     /// First directory position of each node ID.
     node_index: FxHashMap<NodeId, usize>,
+    /// Node IDs sorted by (depth, xpos), with their first directory position:
+    /// a node's children are one binary search away, however large the
+    /// header's children-per-node (a hostile value must not cost a loop
+    /// over children that cannot exist).
+    by_position: Vec<(NodeId, usize)>,
     root: usize,
     /// Per-depth interval index of `directory` (built on open).
     dir_index: DirIndex,
@@ -305,6 +310,10 @@ impl Slog2File {
             )
         })?;
 
+        let mut by_position: Vec<(NodeId, usize)> =
+            node_index.iter().map(|(&id, &i)| (id, i)).collect();
+        by_position.sort_unstable_by_key(|(id, _)| (id.depth, id.xpos));
+
         Ok(Slog2File {
             backing,
             path,
@@ -317,6 +326,7 @@ impl Slog2File {
             cache: NodeCache::new(index::limit_from_env()),
             map_touched: std::sync::atomic::AtomicU64::new(0),
             node_index,
+            by_position,
             root,
         })
     }
@@ -406,17 +416,26 @@ impl Slog2File {
     /// Directory entries of the children of `id` that exist, in xpos order
     /// (`ID(d-1, x·N) .. ID(d-1, x·N+N-1)`).
     pub fn children(&self, id: NodeId) -> impl Iterator<Item = &DirEntry> + '_ {
-        let n = self.header.num_children_per_node.max(1) as i64;
-        let depth = id.depth as i64 - 1;
-        let first = id.xpos as i64 * n;
-        (0..n).filter_map(move |i| {
-            let d = i16::try_from(depth).ok()?;
-            let x = i32::try_from(first + i).ok()?;
-            if d < 0 {
-                return None;
+        let n = i64::from(self.header.num_children_per_node.max(1));
+        let depth = i64::from(id.depth) - 1;
+        let first = i64::from(id.xpos) * n;
+        let last = first + (n - 1);
+        // Only the directory's nodes in [first, last] at `depth`: a binary
+        // search, not a loop over `n` positions (n comes from the file).
+        let range = match i16::try_from(depth) {
+            Ok(d) if d >= 0 && first <= i64::from(i32::MAX) && last >= i64::from(i32::MIN) => {
+                let lo = (d, first.max(i64::from(i32::MIN)) as i32);
+                let hi = (d, last.min(i64::from(i32::MAX)) as i32);
+                let key = |e: &(NodeId, usize)| (e.0.depth, e.0.xpos);
+                let a = self.by_position.partition_point(|e| key(e) < lo);
+                let b = self.by_position.partition_point(|e| key(e) <= hi);
+                a..b.max(a)
             }
-            self.entry(NodeId::new(d, x))
-        })
+            _ => 0..0,
+        };
+        self.by_position[range]
+            .iter()
+            .filter_map(move |&(_, i)| self.directory.get(i))
     }
 
     // -----------------------------------------------------------------------

@@ -30,7 +30,6 @@ impl Slog2File {
     /// The directory root first, then depth descending and xpos ascending,
     /// with parent and child links as array indices.
     pub fn tree_directory(&self) -> Vec<TreeDirNode> {
-        let n = i64::from(self.header().num_children_per_node.max(1));
         let mut order: Vec<&DirEntry> = self.directory().iter().collect();
         let root = *self.root();
         order.sort_by(|a, b| {
@@ -43,6 +42,7 @@ impl Slog2File {
         for (i, e) in order.iter().enumerate() {
             idx.entry(e.id).or_insert(i as i32);
         }
+        let n = i64::from(self.header().num_children_per_node.max(1));
         let at = |depth: i64, xpos: i64| -> Option<i32> {
             let id = NodeId::new(i16::try_from(depth).ok()?, i32::try_from(xpos).ok()?);
             idx.get(&id).copied()
@@ -51,11 +51,12 @@ impl Slog2File {
             .iter()
             .map(|e| {
                 let (d, x) = (i64::from(e.id.depth), i64::from(e.id.xpos));
-                let kids: Vec<i32> = if d > 0 {
-                    (0..n).filter_map(|k| at(d - 1, x * n + k)).collect()
-                } else {
-                    Vec::new()
-                };
+                // Children by binary search (`Slog2File::children`): the
+                // header's children-per-node is not trusted as a loop bound.
+                let kids: Vec<i32> = self
+                    .children(e.id)
+                    .filter_map(|c| idx.get(&c.id).copied())
+                    .collect();
                 TreeDirNode {
                     id: e.id,
                     time_box: e.time_box,
