@@ -310,6 +310,10 @@ typedef struct SLOG2_Cursor_view {
  */
 typedef struct SLOG2_Treedir_node SLOG2_Treenode;
 
+
+
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

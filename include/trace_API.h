@@ -133,6 +133,10 @@ typedef struct TRACE_Category_head_t {
   int width;
 } TRACE_Category_head_t;
 
+
+
+
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -14,34 +14,21 @@
 //! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
 //! - [`trace`]: trace sources and the converter;
 //! - `capi`: the C ABI, a thin translation of the above.
-//!
-//! Only `capi` is scanned for the C headers: every other module is marked
-//! `cbindgen:ignore` (its constants and types are not part of the C API).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
-/// cbindgen:ignore
 pub mod bench;
 pub mod capi;
-/// cbindgen:ignore
 pub mod convert;
 pub(crate) mod cputime;
-/// cbindgen:ignore
 pub mod error;
-/// cbindgen:ignore
 pub mod format;
-/// cbindgen:ignore
 pub mod javafmt;
-/// cbindgen:ignore
 pub mod model;
-/// cbindgen:ignore
 pub mod read;
-/// cbindgen:ignore
 pub mod synth;
-/// cbindgen:ignore
 pub mod trace;
-/// cbindgen:ignore
 pub mod write;
 
 pub use error::{Error, Result};
