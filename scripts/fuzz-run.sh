@@ -17,7 +17,7 @@ rustup toolchain list | grep -q nightly || rustup toolchain install nightly --pr
 scripts/fuzz-seeds.sh >/dev/null
 cd fuzz
 RUSTC_WRAPPER= cargo +nightly fuzz build -O
-for t in slog2_read slog2_open text_trace retree capi_input clog2; do
+for t in slog2_read slog2_open text_trace retree capi_input clog2 trace_api; do
   echo "== fuzz $t for ${secs}s"
   log="artifacts/$t.log"; mkdir -p artifacts
   rc=0
