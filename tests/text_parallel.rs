@@ -215,3 +215,45 @@ proptest! {
         assert_same(&text, workers, chunk);
     }
 }
+
+/// The parallel parser counts lines that are no record (a mistyped
+/// keyword) like the sequential one, across chunks, with the first line.
+#[test]
+fn skipped_lines_are_counted_like_the_sequential_parser() {
+    use slog2::trace::TraceSource;
+    let mut text =
+        String::from("Category[ index=0 name=s topo=State color=(1,2,3,4,true) width=1 ]\n");
+    for i in 0..400 {
+        let kw = if i % 97 == 5 { "Primtive" } else { "Primitive" };
+        text += &format!(
+            "{kw}[ TimeBBox({i},{}) Category=0 ({i}, 0) ({}, 0) ]\n",
+            i + 1,
+            i + 1
+        );
+    }
+    let mut seq = TextSource::from_read("t.txt", Cursor::new(text.clone().into_bytes()));
+    while seq.next_record().unwrap().is_some() {}
+    let want = seq.skipped().expect("the sequential parser counts");
+    assert!(
+        want.contains("5 line(s) of t.txt") && want.contains("first: line 7"),
+        "{want}"
+    );
+    for (workers, chunk) in [(1, 64), (3, 200), (2, 1 << 20)] {
+        let mut par = ParallelTextSource::from_read(
+            "t.txt",
+            Cursor::new(text.clone().into_bytes()),
+            PathBuf::from("t.txt"),
+            ParallelOptions {
+                workers,
+                chunk_bytes: chunk,
+            },
+        )
+        .unwrap();
+        while par.next_record().unwrap().is_some() {}
+        assert_eq!(
+            par.skipped().as_deref(),
+            Some(want.as_str()),
+            "{workers} workers, {chunk} B chunks"
+        );
+    }
+}

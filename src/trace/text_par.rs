@@ -74,6 +74,8 @@ struct ChunkResult {
     error: Option<Error>,
     /// The end marker after the last chunk.
     end: bool,
+    /// Lines that were no record, and the first of them.
+    skipped: (u64, usize),
 }
 
 impl ChunkResult {
@@ -83,6 +85,7 @@ impl ChunkResult {
             bufs: Default::default(),
             error: Some(e),
             end: false,
+            skipped: (0, 0),
         }
     }
 }
@@ -105,6 +108,8 @@ pub struct ParallelTextSource {
     record_line: usize,
     bytes_done: u64,
     total_bytes: Option<u64>,
+    /// Lines that were no record so far (chunks in file order), the first.
+    skipped: (u64, usize),
     done: bool,
     failed: bool,
     threads: Vec<JoinHandle<()>>,
@@ -174,6 +179,7 @@ impl ParallelTextSource {
             record_line: 0,
             bytes_done: 0,
             total_bytes: None,
+            skipped: (0, 0),
             done: false,
             failed: false,
             threads,
@@ -250,6 +256,10 @@ fn place(rec: &mut Record, target: u32, bytes: InfoBytes) {
 }
 
 impl TraceSource for ParallelTextSource {
+    fn skipped(&self) -> Option<String> {
+        crate::trace::text::skipped_message(self.skipped.0, &self.name, self.skipped.1)
+    }
+
     fn next_record(&mut self) -> Result<Option<Record>> {
         if self.single.is_empty() {
             let mut batch = Vec::new();
@@ -290,6 +300,12 @@ impl TraceSource for ParallelTextSource {
                 break;
             }
             self.bytes_done += ch.bufs.0.len() as u64;
+            if ch.skipped.0 > 0 {
+                if self.skipped.0 == 0 {
+                    self.skipped.1 = ch.skipped.1;
+                }
+                self.skipped.0 += ch.skipped.0;
+            }
             let err = self.complete(&mut ch);
             let (_, recs, lines, _) = &mut ch.bufs;
             lines.truncate(recs.len());
@@ -391,6 +407,7 @@ fn parse_chunk(parser: &mut ChunkParser, w: Work) -> ChunkResult {
         bufs: (buf, recs, lines, deferred),
         error,
         end: false,
+        skipped: parser.skipped(),
     }
 }
 
@@ -470,6 +487,7 @@ impl Reader {
             bufs: Default::default(),
             error: None,
             end: true,
+            skipped: (0, 0),
         });
     }
 

@@ -50,6 +50,12 @@ pub(crate) struct ChunkParser {
 }
 
 impl ChunkParser {
+    /// Lines of the last parsed chunk that were no record, and the first
+    /// of them (a line number of the file).
+    pub(crate) fn skipped(&self) -> (u64, usize) {
+        (self.p.skipped_lines, self.p.first_skipped)
+    }
+
     /// A parser for chunks of the file called `name` (in messages).
     pub(crate) fn new(name: &str) -> Self {
         ChunkParser {
@@ -76,6 +82,8 @@ impl ChunkParser {
         p.line_no = first_line - 1;
         p.cur = 0..0;
         p.pending_line = false;
+        p.skipped_lines = 0;
+        p.first_skipped = 0;
         self.deferred.0.clear();
         let mut error = None;
         let (mut pos, mut line) = (0, first_line);

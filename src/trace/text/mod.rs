@@ -76,4 +76,5 @@ mod source;
 pub(crate) use chunk::ChunkParser;
 pub(crate) use info::{DeferredInfo, InfoFormats};
 pub(crate) use records::composite_member_count;
+pub(crate) use source::skipped_message;
 pub use source::{from_read, TextSource};

@@ -166,12 +166,7 @@ impl TraceSource for TextSource {
     }
 
     fn skipped(&self) -> Option<String> {
-        (self.p.skipped_lines > 0).then(|| {
-            format!(
-                "{} line(s) of {} are no record and were skipped (first: line {}; a mistyped keyword?)",
-                self.p.skipped_lines, self.p.name, self.p.first_skipped
-            )
-        })
+        skipped_message(self.p.skipped_lines, &self.p.name, self.p.first_skipped)
     }
 
     fn location_of(&self, i: usize) -> String {
@@ -252,4 +247,15 @@ impl TraceSource for TextSource {
 /// Read from any `Read` — kept for callers of the earlier free function.
 pub fn from_read(name: &str, r: impl Read + Send + 'static) -> TextSource {
     TextSource::from_read(name, r)
+}
+
+/// The converter's warning for lines that are no record (the reference
+/// skips them silently; we keep its leniency but say so). Shared by the
+/// sequential and the parallel text sources.
+pub(crate) fn skipped_message(n: u64, name: &str, first: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{n} line(s) of {name} are no record and were skipped (first: line {first}; a mistyped keyword?)"
+        )
+    })
 }
