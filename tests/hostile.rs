@@ -261,14 +261,10 @@ fn non_slog2_file_error_is_short() {
     assert!(msg.contains("not an SLOG-2"), "{msg}");
 }
 
-/// A directory pointing many entries at one large node made `print` and
-/// `query` (and the C ABI's SLOG2_Query_window_size, aborting its host)
-/// decode that node once per entry. Each node now needs bytes of its own:
-/// the node bytes a query reads sum to at most the file size.
-#[test]
-fn directory_entries_sharing_one_block_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("many.slog2");
+/// 3000 synthetic drawables in a tree of small leaves (4 KiB, 2 children
+/// per node): a file with many nodes on several levels, to damage.
+fn small_multilevel_file(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
     let mut w = Slog2Writer::create(
         &path,
         WriterOptions {
@@ -285,6 +281,17 @@ fn directory_entries_sharing_one_block_are_refused() {
         w.add_drawable(d).unwrap();
     }
     w.finish().unwrap();
+    path
+}
+
+/// A directory pointing many entries at one large node made `print` and
+/// `query` (and the C ABI's SLOG2_Query_window_size, aborting its host)
+/// decode that node once per entry. Each node now needs bytes of its own:
+/// the node bytes a query reads sum to at most the file size.
+#[test]
+fn directory_entries_sharing_one_block_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = small_multilevel_file(dir.path(), "many.slog2");
     let f = Slog2File::open(&path).unwrap();
     let n = f.directory().len();
     assert!(n > 8);
@@ -395,23 +402,7 @@ fn retree_refuses_a_payload_shorter_than_its_format() {
 #[test]
 fn huge_children_per_node_is_answered_from_the_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nc.slog2");
-    let mut w = Slog2Writer::create(
-        &path,
-        WriterOptions {
-            children_per_node: 2,
-            leaf_bytesize: 4096,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    for c in slog2::synth::categories() {
-        w.add_category(c).unwrap();
-    }
-    for d in slog2::synth::Synthetic::new(3000, 4, 7) {
-        w.add_drawable(d).unwrap();
-    }
-    w.finish().unwrap();
+    let path = small_multilevel_file(dir.path(), "nc.slog2");
     let mut bytes = std::fs::read(&path).unwrap();
     // The header: version (i16 length + bytes), then NumOfChildrenPerNode.
     let vlen = i16::from_be_bytes([bytes[0], bytes[1]]) as usize;
