@@ -29,6 +29,9 @@ DAMAGE = {
     "missing": "cannot open OTF2 archive: No such file",
     "anchor-truncated": "not a readable OTF2 anchor file",
     "anchor-garbage": "not a readable OTF2 anchor file",
+    # an anchor declaring 352 million properties in 20 bytes: libotf2 would
+    # calloc 5.6 GB for them (found by the otf2 fuzz target)
+    "anchor-properties": "not a readable OTF2 anchor file: it declares 352321536 properties",
     "version": "archive written by OTF2 9",
     "defs-truncated": "reading the global definitions failed",
     "evt-missing": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): cannot open its event file',
@@ -76,6 +79,15 @@ def prepare(work, gen):
     with open(p, "rb") as f:
         b = bytearray(f.read())
     b[9] = 9  # the archive's major OTF2 version
+    with open(p, "wb") as f:
+        f.write(b)
+    p = os.path.join(copy("anchor-properties"), "traces.otf2")
+    with open(p, "rb") as f:
+        b = bytearray(f.read())
+    at = 8 + 38
+    for _ in range(3):  # machine, creator, description
+        at = b.index(0, at) + 1
+    b[at:at + 4] = (0x15000000).to_bytes(4, "little")
     with open(p, "wb") as f:
         f.write(b)
     cut(os.path.join(copy("defs-truncated"), "traces.def"), lambda n: n // 2)
