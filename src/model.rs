@@ -325,7 +325,7 @@ pub type Vertices = smallvec::SmallVec<[Vertex; 2]>;
 
 /// A drawable's popup payload; MPE payloads are a few 4-byte values, so up
 /// to 16 bytes live inline.
-pub type InfoBytes = smallvec::SmallVec<[u8; 16]>;
+pub type InfoBytes = smallvec::SmallVec<[u8; 32]>;
 
 /// A state (2 vertices on one line), arrow (from, to) or event (1 vertex).
 #[derive(Debug, Clone, PartialEq)]

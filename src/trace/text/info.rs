@@ -203,7 +203,7 @@ impl InfoPlan {
             out[4 * k..4 * k + 4].copy_from_slice(&v.to_be_bytes());
         }
         p = last.matches(s, p)?;
-        Some((InfoBytes::from_buf_and_len(out, 4 * values.len()), p))
+        Some((InfoBytes::from_slice(&out[..4 * values.len()]), p))
     }
 
     /// Match literal `k` at the cursor.
