@@ -4,6 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
 use slog2::trace::clog2::Clog2Source;
 use slog2::trace::TraceSource;
 
@@ -15,13 +18,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(mut s) = Clog2Source::from_bytes(data) {
         let dir = tempfile::tempdir().unwrap();
-        let _ = slog2::convert::convert(
-            &mut s,
-            &dir.path().join("o.slog2"),
-            &Default::default(),
-            &mut |_| {},
-            &mut |_| {},
-        );
+        common::convert_into(&mut s, dir.path());
     }
     let _ = slog2::trace::clog2::print::print_bytes(data, &mut std::io::sink());
 });

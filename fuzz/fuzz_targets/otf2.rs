@@ -17,6 +17,9 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
 use slog2::trace::plugin::{find_plugin, PluginOpen, PluginSource};
 
 /// Separates the archive's files in an input (scripts/fuzz-seeds.sh).
@@ -91,12 +94,6 @@ fuzz_target!(|data: &[u8]| {
     let anchor = dir.path().join("traces.otf2");
     let spec = anchor.to_str().unwrap();
     if let Ok(PluginOpen::Source(mut s)) = PluginSource::open(lib, spec) {
-        let _ = slog2::convert::convert(
-            &mut s,
-            &dir.path().join("o.slog2"),
-            &Default::default(),
-            &mut |_| {},
-            &mut |_| {},
-        );
+        common::convert_into(&mut s, dir.path());
     }
 });

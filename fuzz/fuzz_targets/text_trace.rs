@@ -3,6 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
 use slog2::trace::text::TextSource;
 use slog2::trace::TraceSource;
 
@@ -26,11 +29,5 @@ fuzz_target!(|data: &[u8]| {
     );
     let dir = tempfile::tempdir().unwrap();
     let mut c = TextSource::from_read("fuzz.txt", std::io::Cursor::new(data.to_vec()));
-    let _ = slog2::convert::convert(
-        &mut c,
-        &dir.path().join("o.slog2"),
-        &Default::default(),
-        &mut |_| {},
-        &mut |_| {},
-    );
+    common::convert_into(&mut c, dir.path());
 });
