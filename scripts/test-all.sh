@@ -62,5 +62,5 @@ step "Java tests" java/build.sh
 step "Java drop-in (slog2sdk jars from SLOG2SDK_JARS)" scripts/java-dropin.sh "${SLOG2SDK_JARS:-}"
 step "Viewer tests" java/viewer/build.sh
 step "Installed viewer (slog2 view from the install prefix, real window under Xvfb)" scripts/viewer-install-check.sh "$prefix"
-step "Fuzz (bounded: 10000 inputs per target from seed 1; longer runs in RELIABILITY.md)" scripts/fuzz-run.sh 120 10000
+step "Fuzz (bounded: 10000 inputs per target, 2500 for otf2, from seed 1; longer runs in RELIABILITY.md)" scripts/fuzz-run.sh 120 10000
 echo "== all suites passed ($((SECONDS - t_all)) s)"
