@@ -1440,18 +1440,34 @@ static int is_help(const char *s)
  * then a 4-byte property count; each property is two NUL-terminated strings
  * (at least 2 bytes). Anything this check does not understand is left to
  * libotf2, which refuses it without allocating by its counts. */
+static int check_anchor_bytes(struct _trace_file *fp, const unsigned char *b, size_t n);
+
 static int check_anchor(struct _trace_file *fp)
 {
+    enum { CAP = 1 << 20 };
     FILE *f = fopen(fp->path, "rb");
     if (!f)
         return 0; /* libotf2 reports it */
-    unsigned char b[1 << 16];
-    size_t n = fread(b, 1, sizeof b, f);
-    int more = n == sizeof b && fgetc(f) != EOF;
+    unsigned char *b = malloc(CAP);
+    if (!b) {
+        fclose(f);
+        return fail(fp, ERR_MEM, "out of memory");
+    }
+    size_t n = fread(b, 1, CAP, f);
+    int more = n == CAP && fgetc(f) != EOF;
     fclose(f);
+    int rc = 0;
     if (more)
-        return fail(fp, ERR_OPEN, "%s: not a readable OTF2 anchor file (over %zu bytes; anchor files are small)",
-                    fp->path, sizeof b);
+        rc = fail(fp, ERR_OPEN, "%s: not a readable OTF2 anchor file (over %d bytes; anchor files are small)",
+                  fp->path, (int)CAP);
+    else
+        rc = check_anchor_bytes(fp, b, n);
+    free(b);
+    return rc;
+}
+
+static int check_anchor_bytes(struct _trace_file *fp, const unsigned char *b, size_t n)
+{
     if (n < 8 || memcmp(b + 2, "OTF2", 5) != 0 || b[7] < 2)
         return 0;
     size_t at = 8 + 38;

@@ -32,6 +32,8 @@ DAMAGE = {
     # an anchor declaring 352 million properties in 20 bytes: libotf2 would
     # calloc 5.6 GB for them (found by the otf2 fuzz target)
     "anchor-properties": "not a readable OTF2 anchor file: it declares 352321536 properties",
+    # an anchor of over 1 MiB (real ones are a few hundred bytes) is not read whole
+    "anchor-huge": "not a readable OTF2 anchor file \\(over 1048576 bytes",
     "version": "archive written by OTF2 9",
     "defs-truncated": "reading the global definitions failed",
     "evt-missing": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): cannot open its event file',
@@ -90,6 +92,8 @@ def prepare(work, gen):
     b[at:at + 4] = (0x15000000).to_bytes(4, "little")
     with open(p, "wb") as f:
         f.write(b)
+    with open(os.path.join(copy("anchor-huge"), "traces.otf2"), "ab") as f:
+        f.write(bytes(1 << 20))
     cut(os.path.join(copy("defs-truncated"), "traces.def"), lambda n: n // 2)
     os.remove(os.path.join(copy("evt-missing"), "traces", "2.evt"))
     cut(os.path.join(copy("evt-truncated"), "traces", "2.evt"), lambda n: n // 2)
