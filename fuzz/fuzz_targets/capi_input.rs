@@ -37,14 +37,7 @@ fuzz_target!(|data: &[u8]| {
                         let mut legend = [0 as c_char; 256];
                         let (mut tp, mut lp) = (0, 0);
                         if SLOG2_Get_next_category(
-                            fp,
-                            &mut head,
-                            text.as_mut_ptr(),
-                            &mut tp,
-                            256,
-                            legend.as_mut_ptr(),
-                            &mut lp,
-                            256,
+                            fp, &mut head, text.as_mut_ptr(), &mut tp, 256, legend.as_mut_ptr(), &mut lp, 256,
                         ) != SLOG2_OK
                         {
                             break;
@@ -58,17 +51,8 @@ fuzz_target!(|data: &[u8]| {
                         let mut text = vec![0 as c_char; 4096];
                         let (mut cpos, mut tpos) = (0, 0);
                         let rc = SLOG2_Get_next_drawable(
-                            fp,
-                            &mut s,
-                            &mut e,
-                            &mut cat,
-                            &mut nc,
-                            coords.as_mut_ptr(),
-                            &mut cpos,
-                            512,
-                            text.as_mut_ptr(),
-                            &mut tpos,
-                            4096,
+                            fp, &mut s, &mut e, &mut cat, &mut nc, coords.as_mut_ptr(), &mut cpos, 512,
+                            text.as_mut_ptr(), &mut tpos, 4096,
                         );
                         if rc != SLOG2_OK {
                             break;

@@ -14,28 +14,16 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(&input, data).unwrap();
     let out = dir.path().join("out.slog2");
     for sorted in [false, true] {
-        let src = if sorted {
-            Slog2Source::open_sorted(&input)
-        } else {
-            Slog2Source::open(&input)
-        };
+        let src = if sorted { Slog2Source::open_sorted(&input) } else { Slog2Source::open(&input) };
         let Ok(mut src) = src else { continue };
         let opts = slog2::convert::ConvertOptions {
-            writer: slog2::WriterOptions {
-                leaf_bytesize: 512,
-                children_per_node: 2,
-                ..Default::default()
-            },
+            writer: slog2::WriterOptions { leaf_bytesize: 512, children_per_node: 2, ..Default::default() },
             ..Default::default()
         };
         if slog2::convert::convert(&mut src, &out, &opts, &mut |_| {}, &mut |_| {}).is_ok() {
             let f = slog2::Slog2File::open(&out).expect("our output opens");
             let r = f.check();
-            assert!(
-                r.errors.is_empty(),
-                "our output fails check: {:?}",
-                r.errors
-            );
+            assert!(r.errors.is_empty(), "our output fails check: {:?}", r.errors);
         }
     }
 });

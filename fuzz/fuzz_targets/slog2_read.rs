@@ -15,12 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let valid = f.check().errors.is_empty();
     let tb = f.total_time();
     let mid = tb.start + (tb.end - tb.start) / 2.0;
-    for (t0, t1) in [
-        (tb.start, tb.end),
-        (tb.start, mid),
-        (mid, mid),
-        (f64::NEG_INFINITY, f64::INFINITY),
-    ] {
+    for (t0, t1) in [(tb.start, tb.end), (tb.start, mid), (mid, mid), (f64::NEG_INFINITY, f64::INFINITY)] {
         if let Ok(w) = f.window(t0, t1) {
             for d in w.drawables.iter().take(64) {
                 let _ = f.popup_text(d);

@@ -27,20 +27,8 @@ unsafe fn primitive(fp: TRACE_file, short: bool) -> bool {
         let mut b = vec![0 as c_char; nb as usize + 1];
         let (mut cat, mut tp, mut yp, mut bp) = (0, 0, 0, 0);
         let rc = TRACE_Get_next_primitive(
-            fp,
-            &mut cat,
-            &mut nt,
-            t.as_mut_ptr(),
-            &mut tp,
-            cut(nt),
-            &mut ny,
-            y.as_mut_ptr(),
-            &mut yp,
-            ny,
-            &mut nb,
-            b.as_mut_ptr(),
-            &mut bp,
-            nb,
+            fp, &mut cat, &mut nt, t.as_mut_ptr(), &mut tp, cut(nt), &mut ny, y.as_mut_ptr(),
+            &mut yp, ny, &mut nb, b.as_mut_ptr(), &mut bp, nb,
         );
         rc == 0 || (short && rc == TRACE_ERR_ARRAY_TOO_SMALL)
     }
@@ -72,20 +60,8 @@ unsafe fn step(fp: TRACE_file, short: bool) -> bool {
                 let mut ids = vec![0 as c_int; nm as usize + 1];
                 let (mut lp, mut bp, mut ip) = (0, 0, 0);
                 let rc = TRACE_Get_next_category(
-                    fp,
-                    &mut head,
-                    &mut nl,
-                    legend.as_mut_ptr(),
-                    &mut lp,
-                    cut(nl),
-                    &mut nb,
-                    label.as_mut_ptr(),
-                    &mut bp,
-                    nb,
-                    &mut nm,
-                    ids.as_mut_ptr(),
-                    &mut ip,
-                    nm,
+                    fp, &mut head, &mut nl, legend.as_mut_ptr(), &mut lp, cut(nl), &mut nb,
+                    label.as_mut_ptr(), &mut bp, nb, &mut nm, ids.as_mut_ptr(), &mut ip, nm,
                 );
                 rc == 0 || (short && rc == TRACE_ERR_ARRAY_TOO_SMALL && nl > 0)
             }
@@ -95,26 +71,16 @@ unsafe fn step(fp: TRACE_file, short: bool) -> bool {
                     return false;
                 }
                 let mut title = vec![0 as c_char; mt as usize + 1];
-                let mut bufs: Vec<Vec<c_char>> = (0..nc.max(1))
-                    .map(|_| vec![0 as c_char; mc as usize + 1])
-                    .collect();
+                let mut bufs: Vec<Vec<c_char>> =
+                    (0..nc.max(1)).map(|_| vec![0 as c_char; mc as usize + 1]).collect();
                 let mut names: Vec<*mut c_char> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
                 let cells = (nr as usize) * (nc as usize);
                 let mut map = vec![0 as c_int; cells + 1];
                 let mut ids = vec![0 as c_int; nm as usize + 1];
                 let (mut sz, mut mp, mut n_m, mut ip) = (0, 0, 0, 0);
                 let rc = TRACE_Get_next_ycoordmap(
-                    fp,
-                    title.as_mut_ptr(),
-                    names.as_mut_ptr(),
-                    &mut sz,
-                    map.as_mut_ptr(),
-                    &mut mp,
-                    cut(cells as c_int),
-                    &mut n_m,
-                    ids.as_mut_ptr(),
-                    &mut ip,
-                    nm,
+                    fp, title.as_mut_ptr(), names.as_mut_ptr(), &mut sz, map.as_mut_ptr(), &mut mp,
+                    cut(cells as c_int), &mut n_m, ids.as_mut_ptr(), &mut ip, nm,
                 );
                 rc == 0 || (short && rc == TRACE_ERR_ARRAY_TOO_SMALL)
             }
@@ -126,14 +92,7 @@ unsafe fn step(fp: TRACE_file, short: bool) -> bool {
                 }
                 let mut b = vec![0 as c_char; nb as usize + 1];
                 let (mut cat, mut bp) = (0, 0);
-                let rc = TRACE_Get_next_composite(
-                    fp,
-                    &mut cat,
-                    &mut nb,
-                    b.as_mut_ptr(),
-                    &mut bp,
-                    cut(nb),
-                );
+                let rc = TRACE_Get_next_composite(fp, &mut cat, &mut nb, b.as_mut_ptr(), &mut bp, cut(nb));
                 if rc != 0 {
                     return short && rc == TRACE_ERR_ARRAY_TOO_SMALL;
                 }
