@@ -34,6 +34,10 @@ DAMAGE = {
     "anchor-properties": "not a readable OTF2 anchor file: it declares 352321536 properties",
     # an anchor of over 1 MiB (real ones are a few hundred bytes) is not read whole
     "anchor-huge": "not a readable OTF2 anchor file \\(over 1048576 bytes",
+    # found by the otf2 fuzz target: a definition whose member count makes
+    # libotf2 malloc 32 GB before it reads a member (archives/defs-huge-count.bin);
+    # the system refuses, libotf2 and the plugin report it
+    "defs-huge-count": "reading the global definitions failed",
     "version": "archive written by OTF2 9",
     "defs-truncated": "reading the global definitions failed",
     "evt-missing": 'location 2 "MPI Rank" \\(rank 2, thread 0\\): cannot open its event file',
@@ -52,6 +56,21 @@ def fail(msg):
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+SEP = b"\n--slog2-otf2-file--\n"
+FILES = ["traces.otf2", "traces.def"] + ["traces/%d.%s" % (i, e) for i in range(8) for e in ("def", "evt")]
+
+
+def unpack(packed, out):
+    """An archive kept as one file (the otf2 fuzz target's input form: the
+    files of FILES joined by SEP) into the directory out."""
+    os.makedirs(os.path.join(out, "traces"))
+    with open(packed, "rb") as f:
+        parts = f.read().split(SEP)
+    for name, data in zip(FILES, parts):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
 
 
 def prepare(work, gen):
@@ -92,6 +111,8 @@ def prepare(work, gen):
     b[at:at + 4] = (0x15000000).to_bytes(4, "little")
     with open(p, "wb") as f:
         f.write(b)
+    unpack(os.path.join(os.path.dirname(os.path.abspath(__file__)), "archives", "defs-huge-count.bin"),
+           os.path.join(work, "bad-defs-huge-count"))
     with open(os.path.join(copy("anchor-huge"), "traces.otf2"), "ab") as f:
         f.write(bytes(1 << 20))
     cut(os.path.join(copy("defs-truncated"), "traces.def"), lambda n: n // 2)
