@@ -9,7 +9,9 @@
 # fuzz/artifacts/<t>/). Sum the executions with
 #   awk '{n[$2]+=$5} END {for (t in n) print t, n[t]}' LOG
 set -uo pipefail
-cd "$(dirname "$0")/../fuzz"
+cd "$(dirname "$0")/.."
+source scripts/fuzz-env.sh
+cd fuzz
 log=$1 until=$2 chunk=$3 maxlen=$4
 shift 4
 bin=target/x86_64-unknown-linux-gnu/release
@@ -21,11 +23,7 @@ while [ "$(date +%s)" -lt "$until" ]; do
     secs=$(( left < chunk ? left : chunk ))
     mkdir -p "corpus/$t" "artifacts/$t"
     out="artifacts/$t.campaign.out"
-    # otf2: libotf2's count-sized requests fail instead of crashing (as in
-    # scripts/fuzz-run.sh); the otf2 target also needs SLOG2_PLUGIN_PATH
-    # and LSAN_OPTIONS as set there
-    malloc_limit=1024 asan=${ASAN_OPTIONS:-}
-    [ "$t" = otf2 ] && malloc_limit=1048576 asan=allocator_may_return_null=1${asan:+:$asan}
+    fuzz_limits "$t"  # scripts/fuzz-env.sh
     rc=0
     ASAN_OPTIONS=$asan nice -n 19 "$bin/$t" "corpus/$t" -max_total_time="$secs" -max_len="$maxlen" \
       -rss_limit_mb=2048 -malloc_limit_mb="$malloc_limit" -timeout=10 -print_final_stats=1 \

@@ -23,10 +23,7 @@ fuzz_target!(|data: &[u8]| {
         m += v.len();
     }
     // Both interfaces agree on what parses before the first error.
-    assert!(
-        n <= m || m == 0 || n == m,
-        "{n} records one by one, {m} in batches"
-    );
+    assert!(n <= m || m == 0 || n == m, "{n} records one by one, {m} in batches");
     let dir = tempfile::tempdir().unwrap();
     let mut c = TextSource::from_read("fuzz.txt", std::io::Cursor::new(data.to_vec()));
     common::convert_into(&mut c, dir.path());

@@ -1495,15 +1495,15 @@ mod scan_tests {
         Ok((a, b, d.pos()))
     }
 
-    fn prim(cat: i32, info: Vec<u8>, verts: Vec<(f64, i32)>) -> Drawable {
-        Drawable::Primitive(Primitive::new(
+    fn prim(cat: i32, info: Vec<u8>, verts: Vec<(f64, i32)>) -> Primitive {
+        Primitive::new(
             cat,
             verts
                 .into_iter()
                 .map(|(t, l)| Vertex::new(t, l))
                 .collect::<Vertices>(),
             InfoBytes::from_vec(info),
-        ))
+        )
     }
 
     fn drawable() -> impl Strategy<Value = Drawable> {
@@ -1519,18 +1519,12 @@ mod scan_tests {
             proptest::collection::vec((time, -2..9i32), 1..5),
         );
         prop_oneof![
-            4 => p.clone().prop_map(|(c, i, v)| prim(c, i, v)),
+            4 => p.clone().prop_map(|(c, i, v)| Drawable::Primitive(prim(c, i, v))),
             1 => (0..9i32, proptest::collection::vec(p, 1..4)).prop_map(|(c, ms)| {
                 Drawable::Composite(Composite {
                     category: c,
                     info: InfoBytes::new(),
-                    members: ms
-                        .into_iter()
-                        .map(|(c, i, v)| match prim(c, i, v) {
-                            Drawable::Primitive(p) => p,
-                            Drawable::Composite(_) => unreachable!(),
-                        })
-                        .collect(),
+                    members: ms.into_iter().map(|(c, i, v)| prim(c, i, v)).collect(),
                 })
             }),
         ]
