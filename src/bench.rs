@@ -150,7 +150,7 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// On-disk bytes of the records behind `rows` (tag + category + info length
 /// + info + vertex count + 12 per vertex; composite members without tag).
-fn returned_bytes(rows: &crate::read::Rows) -> u64 {
+fn returned_bytes(rows: crate::read::RowsRef<'_>) -> u64 {
     use crate::read::{ROW_COMPOSITE, ROW_PRIMITIVE};
     let mut b = 0u64;
     for i in 0..rows.len() {
@@ -185,7 +185,7 @@ pub fn run(f: &Slog2File, plan: &[Planned]) -> Result<(Latency, Latency)> {
         l.count += 1;
         l.rows_per_query += rows.len() as f64;
         l.decoded_per_query += rows.stats.bytes_read as f64;
-        l.returned_per_query += returned_bytes(&rows) as f64;
+        l.returned_per_query += returned_bytes(rows.view()) as f64;
         l.indexed_per_query += rows.stats.bytes_indexed as f64;
         l.nodes_per_query += rows.stats.nodes_read as f64;
     }

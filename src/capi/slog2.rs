@@ -32,7 +32,7 @@ use super::{
 };
 use crate::error::Error;
 use crate::model::*;
-use crate::read::{Rows, Slog2File};
+use crate::read::{Rows, RowsRef, Slog2File};
 use crate::write::{Slog2Writer, WriterOptions};
 
 /// Success.
@@ -1486,7 +1486,7 @@ unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item =
 /// As SLOG2_Query_window's pointer arguments.
 #[allow(clippy::too_many_arguments)]
 unsafe fn fill_rows(
-    rows: &Rows,
+    rows: RowsRef<'_>,
     parent_base: c_int,
     range: std::ops::Range<usize>,
     n_out: *mut c_int,
@@ -1566,7 +1566,7 @@ unsafe fn fill_rows(
             }),
         );
         column(cols.info_len, p0, spans.map(|w| (w[1] - w[0]) as c_int));
-        put_stats(stats, rows);
+        put_stats(stats, &rows);
         *pos += n;
     }
     info_room.fill(info.iter().map(|&b| b as c_char));
@@ -1576,7 +1576,7 @@ unsafe fn fill_rows(
 
 /// # Safety
 /// `stats` is NULL or valid for one struct.
-unsafe fn put_stats(stats: *mut SLOG2_Query_stats, rows: &Rows) {
+unsafe fn put_stats(stats: *mut SLOG2_Query_stats, rows: &RowsRef<'_>) {
     // SAFETY: forwarded.
     unsafe {
         set_opt(
@@ -1623,7 +1623,7 @@ pub unsafe extern "C" fn SLOG2_Query_window(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows,
+                rows.view(),
                 0,
                 0..rows.len(),
                 n_out,
@@ -1705,7 +1705,7 @@ pub unsafe extern "C" fn SLOG2_Query_preview(
         // SAFETY: the caller's promises (see # Safety).
         unsafe {
             fill_rows(
-                &rows,
+                rows.view(),
                 0,
                 0..rows.len(),
                 n_out,
@@ -2080,7 +2080,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
             // sized to the room, so everything fits and is written.
             unsafe {
                 fill_rows(
-                    &st.cur,
+                    st.cur.view(),
                     c_len::<A>(wrote, "rows")?,
                     st.at..end,
                     &mut n,
@@ -2338,7 +2338,7 @@ pub unsafe extern "C" fn SLOG2_Cursor_move(
         unsafe {
             set_opt(n_rows, nr);
             set_opt(n_info_bytes, ni);
-            put_stats(stats, rows);
+            put_stats(stats, &rows);
         }
         Ok(SLOG2_OK)
     })
@@ -2366,22 +2366,22 @@ pub unsafe extern "C" fn SLOG2_Cursor_get_view(
         *v = SLOG2_Cursor_view {
             n_rows: n,
             n_info_bytes: c_len::<A>(r.info.len(), "info bytes")?,
-            kind: col_ptr(&r.kind),
-            category: col_ptr(&r.category),
-            start: col_ptr(&r.start),
-            end: col_ptr(&r.end),
-            time0: col_ptr(&r.time0),
-            time1: col_ptr(&r.time1),
-            line0: col_ptr(&r.line0),
-            line1: col_ptr(&r.line1),
-            parent: col_ptr(&r.parent),
-            num_real: col_ptr(&r.num_real),
+            kind: col_ptr(r.kind),
+            category: col_ptr(r.category),
+            start: col_ptr(r.start),
+            end: col_ptr(r.end),
+            time0: col_ptr(r.time0),
+            time1: col_ptr(r.time1),
+            line0: col_ptr(r.line0),
+            line1: col_ptr(r.line1),
+            parent: col_ptr(r.parent),
+            num_real: col_ptr(r.num_real),
             info_offset: if n == 0 {
                 std::ptr::null()
             } else {
                 r.info_offset.as_ptr()
             },
-            info: col_ptr(&r.info) as *const c_char,
+            info: col_ptr(r.info) as *const c_char,
             t0,
             t1,
         };

@@ -6,26 +6,49 @@
 //! its width. A fresh [`Slog2File::window_rows`] decodes every row again
 //! (≈1,000 rows for a screenful), although ~3/4 of them were already on
 //! screen. The reference viewer keeps the tree nodes it has read and only
-//! re-iterates them; the cursor does the same one level finer: it keeps the
-//! current window's **rows** (columns, as [`Rows`]) and, on a move,
+//! re-iterates them; the cursor keeps the current window's **rows**
+//! (columns) and, on a move that overlaps the last window,
 //!
 //! 1. drops the rows whose drawable no longer intersects the window (a
 //!    composite goes with its members),
-//! 2. asks each node that intersects the new window only for the records
-//!    that intersect the new window **and not the old one** (two index ranges
-//!    of the node's sorted lists: the records whose start lies inside the old
-//!    window are skipped without a look, see `NodeTable::entering`), decodes
-//!    just those, and
-//! 3. merges both into the new rows (runs of kept rows are copied column by
-//!    column in bulk).
+//! 2. takes from each node that intersects the new window only the records
+//!    that intersect the new window **and not the old one**, and
+//! 3. puts both together in drawing order.
+//!
+//! # What makes a scroll cheap
+//!
+//! * **Rows are not moved.** The rows live in columns with a moving head:
+//!   in drawing order (start ascending first) the rows that leave on a move
+//!   to later times are among the first rows, and the entering ones all
+//!   start after every kept row (an entering record does not intersect the
+//!   old window, so it starts after its end). So a forward scroll drops a
+//!   prefix (the few long rows in it that stay are moved up to the rest)
+//!   and appends the entering rows: no kept row is copied. The dead rows
+//!   before the head are reclaimed by one copy of the live rows once they
+//!   outnumber both the live rows and 16,384 (rows) / 1 MiB (info bytes),
+//!   so memory stays within about twice the window. Other moves (backwards,
+//!   zooms) merge the kept rows with the entering ones into a new buffer.
+//! * **Nodes decoded whole, once.** A node that enters the window during a
+//!   move is decoded whole into rows (one pass over its block, no record
+//!   table) and kept while it intersects the window, like the reference
+//!   viewer's loaded nodes. Its lists are stored in drawing order, so its
+//!   entering records are one index range per list (two binary searches)
+//!   and are copied as whole runs. Only nodes of up to 256 KiB are decoded
+//!   whole (settable, [`set_whole_node_bytes`](WindowCursor::set_whole_node_bytes);
+//!   the writers' default node is 64 KiB), and at most 16 MiB of held
+//!   nodes (a wide window falls back to the next strategy), and only nodes
+//!   whose lists are in drawing order with finite times (all written files;
+//!   a damaged one falls back).
+//! * **Otherwise record by record.** The nodes of a jump's window (a fresh
+//!   query: the node cache's tables, held while on screen), and nodes the
+//!   rules above exclude, give their entering records through their record
+//!   table (`NodeTable::entering`); those are decoded one by one.
+//!
+//! The entering records of all nodes (one sorted run per node list) are
+//! merged by drawing key.
 //!
 //! A move that does not overlap the previous window (a jump), the first move,
 //! or a move on another file is a fresh window query.
-//!
-//! The cursor also holds the node tables of the current window (an `Arc`
-//! each, like the reference's loaded nodes), so scrolling never waits for the
-//! shared node cache's locks and the nodes on screen cannot be evicted by
-//! other readers; they are released when they leave the window.
 //!
 //! # Contract
 //!
@@ -38,59 +61,141 @@
 //! drawing keys are equal (the same box, category and lines) may come in a
 //! different order than from `window_rows`; nothing distinguishes them for
 //! drawing. The stats of the rows are those of the move: `bytes_read` counts
-//! only the records decoded by this move (the entering ones).
+//! the records decoded by this move (entering records, or the whole of each
+//! node decoded whole).
 //!
 //! Files whose records stick out of their node's box (damaged: `slog2 check`
 //! reports them) may keep such a record in the cursor where a fresh query,
 //! which only visits nodes intersecting the window, would not find it.
 
+use std::ops::Range;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::error::Result;
-use crate::format::RecordKey;
-use crate::model::{total_order_bits, DrawingKey, TimeBox};
+use crate::format::{self, RecordKey};
+use crate::model::{DrawingKey, TimeBox};
 
 use super::index::NodeTable;
-use super::rows::{Rows, ROW_COMPOSITE};
+use super::rows::{push_record, Rows, RowsRef, ROW_COMPOSITE};
 use super::{drawing_key, QueryStats, Slog2File};
+
+/// Nodes up to this many bytes are decoded whole (default).
+const WHOLE_NODE_BYTES: usize = 256 << 10;
+/// Block bytes of whole-decoded nodes a cursor holds at most.
+const WHOLE_BUDGET: usize = 16 << 20;
+/// Dead rows / info bytes before the head that trigger a compaction (when
+/// they also outnumber the live ones).
+const SLIDE_ROWS: usize = 16 << 10;
+const SLIDE_INFO: usize = 1 << 20;
 
 /// The current window of one viewer, kept up to date move by move (see the
 /// module docs). Not shared between threads while moving (`&mut self`); many
 /// cursors may move on one file at once.
-#[derive(Default)]
 pub struct WindowCursor {
     /// Identity of the file the rows come from (its address).
     file: usize,
     window: Option<TimeBox>,
-    rows: Rows,
+    /// Live rows are `head..`, their info bytes `info_head..`; `parent` and
+    /// `info_offset` values count from there.
+    buf: Rows,
+    head: usize,
+    info_head: usize,
     spare: Rows,
-    /// Tables of the nodes intersecting the window, by directory position.
-    held: Vec<(u32, Arc<NodeTable>)>,
-    held_spare: Vec<(u32, Arc<NodeTable>)>,
+    /// The nodes intersecting the window, by directory position.
+    held: Vec<OnScreen>,
+    held_spare: Vec<OnScreen>,
     nodes: Vec<u32>,
-    /// Entering records: node position, index in the node's records, key.
+    /// Entering records of nodes held as tables: node position, index in
+    /// the node's records, key.
     entering: Vec<(u32, u32, RecordKey)>,
-    keyed: Vec<(DrawingKey, u32, u32, RecordKey)>,
-    /// Whole small nodes decoded into rows, held while they intersect the
-    /// window, by directory position.
-    decoded: Vec<(u32, Arc<Decoded>)>,
-    decoded_spare: Vec<(u32, Arc<Decoded>)>,
-    /// Leaves up to this many bytes are decoded whole (0, the default: none).
+    keyed: Vec<(DrawingKey, u32, RecordKey)>,
+    /// Those records decoded, in drawing order.
+    extra: Rows,
+    /// Row spans of entering records, run after run.
+    spans: Vec<(u32, u32)>,
+    runs: Vec<Run>,
+    /// Entering rows merged (moves other than forward scrolls).
+    ent: Rows,
+    /// Rows staying in a dropped prefix, with their info span.
+    stay: Vec<(u32, u32, u32)>,
     whole_node_bytes: usize,
+    slide_rows: usize,
 }
 
-/// The rows of every record of one node, in `NodeTable::records` order.
-struct Decoded {
+/// A node intersecting the window.
+struct OnScreen {
+    pos: u32,
+    node: Held,
+    /// Decoded nodes: the first record starting after this time (the
+    /// window's end at the last move), so a forward scroll starts there.
+    hint: Option<(f64, u32)>,
+}
+
+/// How a node on screen is held.
+#[derive(Clone)]
+enum Held {
+    /// Its record table (the node cache's): records decoded one by one.
+    Table(Arc<NodeTable>),
+    /// All its records decoded.
+    Rows(Arc<NodeRows>),
+}
+
+/// One sorted run of entering records: rows of `extra` (`None`) or of the
+/// whole-decoded node `held[i]`, record spans `spans[range]`.
+struct Run {
+    src: Option<usize>,
+    range: Range<usize>,
+}
+
+/// A run's rows and the row spans of its records.
+type RunRows<'a> = (RowsRef<'a>, &'a [(u32, u32)]);
+
+/// The rows of every record of one node, its two lists merged into drawing
+/// order.
+struct NodeRows {
     rows: Rows,
     /// Row where record `i` begins (`records + 1` entries).
     first_row: Vec<u32>,
+    /// Start of each record.
+    rec_start: Vec<f64>,
+    /// Running maximum of record ends.
+    max_end: Vec<f64>,
+    /// The block's length (what the budget counts).
+    block_bytes: usize,
+}
+
+impl Default for WindowCursor {
+    fn default() -> Self {
+        WindowCursor {
+            file: 0,
+            window: None,
+            buf: Rows::default(),
+            head: 0,
+            info_head: 0,
+            spare: Rows::default(),
+            held: Vec::new(),
+            held_spare: Vec::new(),
+            nodes: Vec::new(),
+            entering: Vec::new(),
+            keyed: Vec::new(),
+            extra: Rows::default(),
+            spans: Vec::new(),
+            runs: Vec::new(),
+            ent: Rows::default(),
+            stay: Vec::new(),
+            whole_node_bytes: WHOLE_NODE_BYTES,
+            slide_rows: SLIDE_ROWS,
+        }
+    }
 }
 
 impl std::fmt::Debug for WindowCursor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WindowCursor")
             .field("window", &self.window)
-            .field("rows", &self.rows.len())
+            .field("rows", &(self.buf.len() - self.head))
             .field("nodes_held", &self.held.len())
             .finish()
     }
@@ -102,20 +207,22 @@ impl WindowCursor {
         WindowCursor::default()
     }
 
-    /// Decode leaves of up to `bytes` whole the first time a move takes
-    /// records from them, and copy their rows on later moves (the reference
-    /// viewer's strategy); `0` (the default): every entering record is
-    /// decoded on its own. Measured on the 10M file (BENCHMARKS.md, "Window
-    /// queries"): whole leaves lower the median scroll by ~25 % but double
-    /// the mean (a 64 KiB leaf costs ~170 µs to decode whole, once per ~7
-    /// quarter-window scrolls), so the default does not.
+    /// Decode nodes of up to `bytes` whole when they enter the window, and
+    /// copy their rows on later moves (default 256 KiB); `0`: every
+    /// entering record is decoded on its own, through the node's record
+    /// table (the least decoding per move, and the slowest scroll; see
+    /// BENCHMARKS.md, "Window queries").
     pub fn set_whole_node_bytes(&mut self, bytes: usize) {
         self.whole_node_bytes = bytes;
-        self.decoded.clear();
+        self.held.clear();
+        self.window = None;
     }
 
-    fn whole_limit(&self) -> usize {
-        self.whole_node_bytes
+    /// Compact the rows once this many dead rows precede the live ones
+    /// (default 16,384; for tests of the compaction).
+    #[doc(hidden)]
+    pub fn set_slide_rows(&mut self, rows: usize) {
+        self.slide_rows = rows;
     }
 
     /// The current window, if a move succeeded.
@@ -124,26 +231,27 @@ impl WindowCursor {
     }
 
     /// The current window's rows (empty before the first move).
-    pub fn rows(&self) -> &Rows {
-        &self.rows
+    pub fn rows(&self) -> RowsRef<'_> {
+        self.buf.view_from(self.head, self.info_head)
     }
 
     /// Forget the window (the next move is a fresh query) and release the
     /// nodes held.
     pub fn reset(&mut self) {
         self.window = None;
-        self.rows = Rows::default();
+        self.buf = Rows::default();
+        self.head = 0;
+        self.info_head = 0;
         self.held.clear();
-        self.decoded.clear();
     }
 
     /// Move to `[t0, t1]` on `f` and return the window's rows (see the
     /// module docs for what is reused). `t0 > t1` or NaN is an
     /// `InvalidArgument` error; on any error the cursor is reset (its next
     /// move is a fresh query) and its rows are empty.
-    pub fn move_to(&mut self, f: &Slog2File, t0: f64, t1: f64) -> Result<&Rows> {
+    pub fn move_to(&mut self, f: &Slog2File, t0: f64, t1: f64) -> Result<RowsRef<'_>> {
         match self.try_move(f, t0, t1) {
-            Ok(()) => Ok(&self.rows),
+            Ok(()) => Ok(self.rows()),
             Err(e) => {
                 self.reset();
                 Err(e)
@@ -158,133 +266,141 @@ impl WindowCursor {
             Some(old) if self.file == id && old.overlaps(&w) => old,
             _ => return self.fresh(f, id, w),
         };
+        // On error below the caller resets the cursor.
         let mut stats = QueryStats::default();
-        // The nodes of the new window, their tables (held ones first), and
-        // the records entering.
         self.nodes.clear();
         f.dir_index.overlapping(w, i16::MIN, &mut self.nodes);
         self.entering.clear();
         self.held_spare.clear();
-        self.decoded_spare.clear();
-        for &pos in &self.nodes {
-            let t = match self.held.binary_search_by_key(&pos, |h| h.0) {
-                Ok(i) => {
-                    stats.cache_hits += 1;
-                    self.held[i].1.clone()
+        self.spans.clear();
+        self.runs.clear();
+        // The nodes on screen: the same as last time on most moves.
+        let same = self.held.len() == self.nodes.len()
+            && self.held.iter().zip(&self.nodes).all(|(h, &p)| h.pos == p);
+        if !same {
+            let mut budget = WHOLE_BUDGET;
+            self.held_spare.clear();
+            for &pos in &self.nodes {
+                let h = match self.held.binary_search_by_key(&pos, |h| h.pos) {
+                    Ok(i) => {
+                        stats.cache_hits += 1;
+                        let h = &self.held[i];
+                        OnScreen {
+                            pos,
+                            node: h.node.clone(),
+                            hint: h.hint,
+                        }
+                    }
+                    Err(_) => OnScreen {
+                        pos,
+                        node: take_node(f, pos, self.whole_node_bytes, budget, &mut stats)?,
+                        hint: None,
+                    },
+                };
+                if let Held::Rows(r) = &h.node {
+                    budget = budget.saturating_sub(r.block_bytes);
                 }
-                Err(_) => f.node_table(pos, &mut stats)?,
-            };
-            stats.nodes_read += 1;
-            let before = self.entering.len();
-            t.entering(old, w, |i, k| {
-                self.entering.push((pos, i as u32, *k));
-            });
-            let known = self
-                .decoded
-                .binary_search_by_key(&pos, |d| d.0)
-                .ok()
-                .map(|i| self.decoded[i].1.clone());
-            if let Some(d) = known {
-                self.decoded_spare.push((pos, d));
-            } else if self.entering.len() > before
-                && f.directory[pos as usize].id.depth == 0
-                && f.block(pos)?.0.len() <= self.whole_limit()
-            {
-                // First records taken from a small node: decode it whole
-                // (the reference viewer's way: later moves copy rows).
-                let mut rows = Rows::default();
-                let mut first_row = Vec::with_capacity(t.records().size_hint().0 + 1);
-                for k in t.records() {
-                    first_row.push(rows.len() as u32);
-                    stats.bytes_read += k.len as u64;
-                    f.push_hit(&mut rows, pos, k)?;
-                }
-                first_row.push(rows.len() as u32);
-                self.decoded_spare
-                    .push((pos, Arc::new(Decoded { rows, first_row })));
+                self.held_spare.push(h);
             }
-            if self.decoded_spare.last().is_none_or(|d| d.0 != pos) {
-                // Decoded record by record below.
-                for (_, _, k) in &self.entering[before..] {
-                    stats.bytes_read += k.len as u64;
-                }
-            }
-            self.held_spare.push((pos, t));
+            std::mem::swap(&mut self.held, &mut self.held_spare);
+            self.held_spare.clear();
+        } else {
+            stats.cache_hits += self.held.len();
         }
-        std::mem::swap(&mut self.held, &mut self.held_spare);
-        self.held_spare.clear();
-        std::mem::swap(&mut self.decoded, &mut self.decoded_spare);
-        self.decoded_spare.clear();
-        // Into drawing order, keys computed once, no allocation once warm
-        // (each node list arrives as a sorted run, which the stable sort
-        // merges).
-        self.keyed.clear();
-        self.keyed.extend(
-            self.entering
-                .iter()
-                .map(|&(pos, i, k)| (drawing_key(&k), pos, i, k)),
-        );
-        self.keyed.sort_by_key(|a| a.0);
-
-        // Merge the kept rows (already in drawing order) with the entering
-        // records (sorted) into `spare`.
-        let src = &self.rows;
-        let dst = &mut self.spare;
-        clear(dst);
-        let n = src.len();
-        let keep = |i: usize| src.start[i] <= w.end && w.start <= src.end[i];
-        let next = |i: usize| {
-            if src.kind[i] == ROW_COMPOSITE {
-                (i + 1 + src.num_real[i].max(0) as usize).min(n)
-            } else {
-                i + 1
-            }
-        };
-        let entering = &self.keyed;
-        let mut e = 0;
-        let mut i = 0;
-        while i < n {
-            if !keep(i) {
-                i = next(i);
-                continue;
-            }
-            // Entering records that draw before row i go first.
-            while let Some(x) = entering.get(e) {
-                let bound = row_key(src, i);
-                if x.0 < bound {
-                    e = emit(f, &self.decoded, entering, e, Some(bound), dst)?;
-                } else {
-                    break;
+        stats.nodes_read += self.held.len();
+        for (ix, h) in self.held.iter_mut().enumerate() {
+            match &h.node {
+                Held::Table(t) => {
+                    let pos = h.pos;
+                    t.entering(old, w, |i, k| {
+                        self.entering.push((pos, i as u32, *k));
+                    })
                 }
-            }
-            // A run of kept records up to the next entering one (rows that
-            // start earlier draw earlier: the full key only on a tie).
-            let bound = entering.get(e).map(|x| x.0);
-            let mut j = i;
-            while j < n && keep(j) {
-                if let Some(b) = bound {
-                    let s = total_order_bits(src.start[j]);
-                    if s > b.start_bits() || (s == b.start_bits() && row_key(src, j) > b) {
-                        break;
+                Held::Rows(r) => {
+                    let a = self.spans.len();
+                    h.hint = r.entering(old, w, h.hint, &mut self.spans);
+                    if self.spans.len() > a {
+                        self.runs.push(Run {
+                            src: Some(ix),
+                            range: a..self.spans.len(),
+                        });
                     }
                 }
-                j = next(j);
             }
-            copy_rows(src, i, j, dst);
-            i = j;
         }
-        while e < entering.len() {
-            e = emit(f, &self.decoded, entering, e, None, dst)?;
+        // Records of table-held nodes: sorted by key, decoded one by one
+        // (each node list arrives as a sorted run, which the stable sort
+        // merges).
+        if !self.entering.is_empty() {
+            self.keyed.clear();
+            self.keyed.extend(
+                self.entering
+                    .iter()
+                    .map(|&(pos, _, k)| (drawing_key(&k), pos, k)),
+            );
+            self.keyed.sort_by_key(|a| a.0);
+            clear(&mut self.extra);
+            let a = self.spans.len();
+            for (_, pos, k) in &self.keyed {
+                let r0 = self.extra.len() as u32;
+                stats.bytes_read += k.len as u64;
+                f.push_hit(&mut self.extra, *pos, k)?;
+                self.spans.push((r0, self.extra.len() as u32));
+            }
+            self.runs.push(Run {
+                src: None,
+                range: a..self.spans.len(),
+            });
         }
-        dst.stats = stats;
-        std::mem::swap(&mut self.rows, &mut self.spare);
+        let mut srcs: SmallVec<[RunRows<'_>; 16]> = SmallVec::new();
+        for r in &self.runs {
+            let rows = match r.src {
+                None => self.extra.view(),
+                Some(i) => match &self.held[i].node {
+                    Held::Rows(n) => n.rows.view(),
+                    Held::Table(_) => unreachable!("runs only name nodes decoded whole"),
+                },
+            };
+            srcs.push((rows, &self.spans[r.range.clone()]));
+        }
+        if w.start >= old.start && w.end >= old.end {
+            // Forward: drop the leaving prefix, append the entering rows.
+            drop_prefix(
+                &mut self.buf,
+                &mut self.head,
+                &mut self.info_head,
+                &mut self.stay,
+                w,
+            );
+            slide(
+                &mut self.buf,
+                &mut self.head,
+                &mut self.info_head,
+                self.slide_rows,
+            );
+            let (h, ih) = (self.head, self.info_head);
+            merge_runs(&srcs, &mut self.buf, h, ih);
+        } else {
+            clear(&mut self.ent);
+            merge_runs(&srcs, &mut self.ent, 0, 0);
+            clear(&mut self.spare);
+            merge_kept(
+                self.buf.view_from(self.head, self.info_head),
+                self.ent.view(),
+                w,
+                &mut self.spare,
+            );
+            std::mem::swap(&mut self.buf, &mut self.spare);
+            self.head = 0;
+            self.info_head = 0;
+        }
+        self.buf.stats = stats;
         self.window = Some(w);
         Ok(())
     }
 
     fn fresh(&mut self, f: &Slog2File, id: usize, w: TimeBox) -> Result<()> {
         self.window = None;
-        self.decoded.clear();
         self.file = id;
         let (hits, stats) = f.window_hits(w.start, w.end)?;
         let dst = &mut self.spare;
@@ -293,15 +409,21 @@ impl WindowCursor {
             f.push_hit(dst, *pos, k)?;
         }
         dst.stats = stats;
-        std::mem::swap(&mut self.rows, &mut self.spare);
+        std::mem::swap(&mut self.buf, &mut self.spare);
+        self.head = 0;
+        self.info_head = 0;
         // Hold the tables of the window's nodes (all cached just now, unless
-        // the cache is off or too small: then the next move walks them).
+        // the cache is off or too small: then the next move takes them anew).
         self.held.clear();
         self.nodes.clear();
         f.dir_index.overlapping(w, i16::MIN, &mut self.nodes);
         for &pos in &self.nodes {
             if let Some(t) = f.cache.get(pos) {
-                self.held.push((pos, t));
+                self.held.push(OnScreen {
+                    pos,
+                    node: Held::Table(t),
+                    hint: None,
+                });
             }
         }
         self.window = Some(w);
@@ -309,43 +431,343 @@ impl WindowCursor {
     }
 }
 
-/// Append entering record `e` (and the records after it that follow it in
-/// the same decoded node and draw before `bound`, as one run) to `dst`;
-/// the next index.
-fn emit(
+/// A node entering the window: decoded whole if the rules allow (module
+/// docs), else its record table.
+fn take_node(
     f: &Slog2File,
-    decoded: &[(u32, Arc<Decoded>)],
-    entering: &[(DrawingKey, u32, u32, RecordKey)],
-    e: usize,
-    bound: Option<DrawingKey>,
-    dst: &mut Rows,
-) -> Result<usize> {
-    let (_, pos, i, k) = &entering[e];
-    let Ok(d) = decoded.binary_search_by_key(pos, |d| d.0) else {
-        f.push_hit(dst, *pos, k)?;
-        return Ok(e + 1);
-    };
-    let d = &decoded[d].1;
-    let mut j = e + 1;
-    let mut last = *i;
-    while let Some((key2, p2, i2, _)) = entering.get(j) {
-        if p2 != pos || *i2 != last + 1 || bound.is_some_and(|b| *key2 >= b) {
-            break;
+    pos: u32,
+    whole_bytes: usize,
+    budget: usize,
+    stats: &mut QueryStats,
+) -> Result<Held> {
+    let len = f.block(pos)?.0.len();
+    if len <= whole_bytes && len <= budget {
+        if let Some(r) = NodeRows::decode(f, pos, stats)? {
+            return Ok(Held::Rows(Arc::new(r)));
         }
-        last = *i2;
-        j += 1;
     }
-    let (a, b) = (
-        d.first_row[*i as usize] as usize,
-        d.first_row[last as usize + 1] as usize,
-    );
-    copy_rows(&d.rows, a, b, dst);
-    Ok(j)
+    Ok(Held::Table(f.node_table(pos, stats)?))
+}
+
+impl NodeRows {
+    /// Decode every record of node `pos` and merge its two lists into one
+    /// run in drawing order; `None` if a list is not in drawing order or a
+    /// record's box is not finite (the cursor then uses the node's table).
+    #[inline(never)]
+    fn decode(f: &Slog2File, pos: u32, stats: &mut QueryStats) -> Result<Option<NodeRows>> {
+        let (block, base) = f.block(pos)?;
+        let layout = format::scan_node(block, base)?;
+        f.note_touched(block.len() as u64);
+        let lists = [&layout.nestless, &layout.nestable];
+        let mut keys: [Vec<DrawingKey>; 2] = [Vec::new(), Vec::new()];
+        for (list, out) in lists.iter().zip(keys.iter_mut()) {
+            out.reserve(list.len());
+            for k in list.iter() {
+                let dk = drawing_key(k);
+                if !k.start.is_finite() || !k.end.is_finite() || out.last().is_some_and(|p| *p > dk)
+                {
+                    return Ok(None);
+                }
+                out.push(dk);
+            }
+        }
+        // The two lists merged (ties: nestless first), each record decoded
+        // straight into the rows in that order.
+        let n = layout.nestless.len() + layout.nestable.len();
+        let mut rows = Rows::with_capacity(n);
+        let mut first_row = Vec::with_capacity(n + 1);
+        let mut rec_start = Vec::with_capacity(n);
+        let mut max_end = Vec::with_capacity(n);
+        let (mut a, mut b) = (0, 0);
+        let (na, nb) = (keys[0].len(), keys[1].len());
+        let mut m = f64::NEG_INFINITY;
+        while a < na || b < nb {
+            let k = if b == nb || (a < na && keys[0][a] <= keys[1][b]) {
+                a += 1;
+                &layout.nestless[a - 1]
+            } else {
+                b += 1;
+                &layout.nestable[b - 1]
+            };
+            first_row.push(rows.len() as u32);
+            rec_start.push(k.start);
+            m = m.max(k.end);
+            max_end.push(m);
+            stats.bytes_read += k.len as u64;
+            push_record(&mut rows, block, base, k)?;
+        }
+        first_row.push(rows.len() as u32);
+        Ok(Some(NodeRows {
+            rows,
+            first_row,
+            rec_start,
+            max_end,
+            block_bytes: block.len(),
+        }))
+    }
+
+    /// Push the row spans of the records that intersect `new` and not
+    /// `old`, in drawing order (the index ranges of `NodeTable::entering`).
+    /// `hint`: the first record starting after `hint.0`, from the last
+    /// move; returns the one for this move.
+    fn entering(
+        &self,
+        old: TimeBox,
+        new: TimeBox,
+        hint: Option<(f64, u32)>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Option<(f64, u32)> {
+        let fr = &self.first_row;
+        let starts = &self.rec_start;
+        let hit = |r: usize| {
+            let i = fr[r] as usize;
+            let (s, e) = (starts[r], self.rows.end[i]);
+            s <= new.end && new.start <= e && !(s <= old.end && old.start <= e)
+        };
+        let mut push = |r: usize| out.push((fr[r], fr[r + 1]));
+        if new.start < old.start {
+            let lo = self.max_end.partition_point(|&m| m < new.start);
+            let x = old.start.min(new.end);
+            let hi = starts.partition_point(|&s| s < x);
+            for r in lo..hi.max(lo) {
+                if hit(r) {
+                    push(r);
+                }
+            }
+        }
+        if new.end > old.end {
+            // Every record starting after the old end, up to the new end.
+            let mut r = match hint {
+                Some((e, i)) if e == old.end => i as usize,
+                _ => starts.partition_point(|&s| s <= old.end),
+            };
+            // (All of them enter when the windows overlap, as on every
+            // move that is not a fresh query: they start after the old
+            // window and end after they start.)
+            let overlap = old.overlaps(&new);
+            let hi = r + starts[r..].partition_point(|&s| s <= new.end);
+            if overlap {
+                out.extend((r..hi).map(|r| (fr[r], fr[r + 1])));
+            } else {
+                for r in r..hi {
+                    if hit(r) {
+                        push(r);
+                    }
+                }
+            }
+            r = hi;
+            Some((new.end, r as u32))
+        } else if new.end == old.end {
+            hint
+        } else {
+            None
+        }
+    }
+}
+
+/// Forward move: drop the live rows (from `head`) whose drawable ends
+/// before `w`. They lie among the rows that start before `w` (a prefix in
+/// drawing order); the ones of those that stay are moved up, in order, to
+/// the rows after the prefix, and the head moves past the dropped ones.
+/// `parent` and `info_offset` of the live rows are rebased on the new head.
+fn drop_prefix(
+    buf: &mut Rows,
+    head: &mut usize,
+    info_head: &mut usize,
+    stay: &mut Vec<(u32, u32, u32)>,
+    w: TimeBox,
+) {
+    let (h, ih) = (*head, *info_head);
+    let n = buf.len();
+    stay.clear();
+    let mut i = h;
+    {
+        let (start, end, kind) = (&buf.start[..n], &buf.end[..n], &buf.kind[..n]);
+        let off = &buf.info_offset[..=n];
+        while i < n && start[i] < w.start {
+            if kind[i] == ROW_COMPOSITE {
+                let j = (i + 1 + buf.num_real[i].max(0) as usize).min(n);
+                if end[i] >= w.start {
+                    stay.extend((i..j).map(|r| (r as u32, off[r], off[r + 1])));
+                }
+                i = j;
+            } else {
+                // Without a branch on whether it stays (unpredictable): the
+                // entry is written, and kept if the row stays.
+                let k = stay.len();
+                stay.push((i as u32, off[i], off[i + 1]));
+                stay.truncate(k + (end[i] >= w.start) as usize);
+                i += 1;
+            }
+        }
+    }
+    let p = i;
+    let s = stay.len();
+    if p - h == s {
+        return; // nothing leaves
+    }
+    let new_head = p - s;
+    let info_p = ih + buf.info_offset[p] as usize;
+    // Staying rows, last first, to the end of the prefix (each moves right
+    // or stays: no row is overwritten before it is read).
+    let mut to_info = info_p;
+    for (k, &(from, i0, i1)) in stay.iter().enumerate().rev() {
+        let (from, to) = (from as usize, new_head + k);
+        let (i0, i1) = (ih + i0 as usize, ih + i1 as usize);
+        buf.info.copy_within(i0..i1, to_info - (i1 - i0));
+        to_info -= i1 - i0;
+        buf.kind[to] = buf.kind[from];
+        buf.category[to] = buf.category[from];
+        buf.start[to] = buf.start[from];
+        buf.end[to] = buf.end[from];
+        buf.time0[to] = buf.time0[from];
+        buf.time1[to] = buf.time1[from];
+        buf.line0[to] = buf.line0[from];
+        buf.line1[to] = buf.line1[from];
+        buf.num_real[to] = buf.num_real[from];
+        // A member's composite moves by as much as the member.
+        let q = buf.parent[from];
+        buf.parent[to] = if q < 0 {
+            q
+        } else {
+            q - (from - h) as i32 + (k as i32)
+        };
+        // Start offset of row `to`, relative to the new info head (set below).
+        buf.info_offset[to] = to_info as u32;
+    }
+    let new_info_head = to_info;
+    for o in &mut buf.info_offset[new_head..p] {
+        *o -= new_info_head as u32;
+    }
+    let (dr, di) = ((new_head - h) as i32, (new_info_head - ih) as u32);
+    for q in &mut buf.parent[p..] {
+        // (a select, so the loop vectorises)
+        *q = if *q >= 0 { *q - dr } else { *q };
+    }
+    for o in &mut buf.info_offset[p..] {
+        *o -= di;
+    }
+    *head = new_head;
+    *info_head = new_info_head;
+}
+
+/// Move the live rows to the front once the dead ones before them are many
+/// (module docs). Their `parent`/`info_offset` values count from the head
+/// already, so they are copied as they are.
+fn slide(buf: &mut Rows, head: &mut usize, info_head: &mut usize, slide_rows: usize) {
+    let (h, ih) = (*head, *info_head);
+    let (live, live_info) = (buf.len() - h, buf.info.len() - ih);
+    if h <= slide_rows.max(live) && ih <= SLIDE_INFO.max(live_info) {
+        return;
+    }
+    fn front<T: Copy>(v: &mut Vec<T>, from: usize) {
+        v.copy_within(from.., 0);
+        v.truncate(v.len() - from);
+    }
+    front(&mut buf.kind, h);
+    front(&mut buf.category, h);
+    front(&mut buf.start, h);
+    front(&mut buf.end, h);
+    front(&mut buf.time0, h);
+    front(&mut buf.time1, h);
+    front(&mut buf.line0, h);
+    front(&mut buf.line1, h);
+    front(&mut buf.parent, h);
+    front(&mut buf.num_real, h);
+    front(&mut buf.info_offset, h);
+    front(&mut buf.info, ih);
+    *head = 0;
+    *info_head = 0;
+}
+
+/// Append the runs' records to `dst` (live from `head`/`info_head`) in
+/// drawing order: a k-way merge that copies each stretch of one run that
+/// draws before every other run's next record in one go.
+fn merge_runs(runs: &[RunRows<'_>], dst: &mut Rows, head: usize, info_head: usize) {
+    let mut at: SmallVec<[usize; 16]> = runs.iter().map(|_| 0).collect();
+    loop {
+        let mut best: Option<(usize, DrawingKey)> = None;
+        let mut second: Option<DrawingKey> = None;
+        for (r, (rows, spans)) in runs.iter().enumerate() {
+            let Some(&(a, _)) = spans.get(at[r]) else {
+                continue;
+            };
+            let k = row_key(rows, a as usize);
+            match best {
+                Some((_, b)) if k >= b => second = Some(second.map_or(k, |s| s.min(k))),
+                _ => {
+                    if let Some((_, b)) = best {
+                        second = Some(second.map_or(b, |s| s.min(b)));
+                    }
+                    best = Some((r, k));
+                }
+            }
+        }
+        let Some((m, _)) = best else {
+            return;
+        };
+        let (rows, spans) = &runs[m];
+        let rest = &spans[at[m]..];
+        // The run's records that draw no later than the other runs' next.
+        let limit = second.map_or(rest.len(), |s| {
+            rest.partition_point(|&(a, _)| row_key(rows, a as usize) <= s)
+        });
+        let (a, mut b) = rest[0];
+        let mut k = 1;
+        while k < limit && rest[k].0 == b {
+            b = rest[k].1;
+            k += 1;
+        }
+        at[m] += k;
+        copy_rows(rows, a as usize, b as usize, dst, head, info_head);
+    }
+}
+
+/// A move that is not a forward scroll: the kept rows of `src` merged with
+/// the entering rows `ent` (sorted) into `dst`, in drawing order.
+fn merge_kept(src: RowsRef<'_>, ent: RowsRef<'_>, w: TimeBox, dst: &mut Rows) {
+    let n = src.len();
+    let ne = ent.len();
+    let keep = |i: usize| src.start[i] <= w.end && w.start <= src.end[i];
+    let mut e = 0;
+    let mut i = 0;
+    while i < n {
+        if !keep(i) {
+            i = next_record(&src, i);
+            continue;
+        }
+        // Entering records that draw before row i go first.
+        let bound = row_key(&src, i);
+        let e0 = e;
+        while e < ne && row_key(&ent, e) < bound {
+            e = next_record(&ent, e);
+        }
+        copy_rows(&ent, e0, e, dst, 0, 0);
+        // A run of kept records up to the next entering one.
+        let eb = (e < ne).then(|| row_key(&ent, e));
+        let mut j = i;
+        while j < n && keep(j) && eb.is_none_or(|b| row_key(&src, j) <= b) {
+            j = next_record(&src, j);
+        }
+        copy_rows(&src, i, j, dst, 0, 0);
+        i = j;
+    }
+    copy_rows(&ent, e, ne, dst, 0, 0);
+}
+
+/// The row after record `i` (a composite's members belong to it).
+fn next_record(r: &RowsRef<'_>, i: usize) -> usize {
+    if r.kind[i] == ROW_COMPOSITE {
+        (i + 1 + r.num_real[i].max(0) as usize).min(r.len())
+    } else {
+        i + 1
+    }
 }
 
 /// The drawing key of row `i` (a composite's row carries its record's box and
 /// first/last lines, a primitive's its own).
-fn row_key(r: &Rows, i: usize) -> DrawingKey {
+#[inline]
+fn row_key(r: &RowsRef<'_>, i: usize) -> DrawingKey {
     DrawingKey::new(
         TimeBox::new(r.start[i], r.end[i]),
         r.category[i],
@@ -373,13 +795,14 @@ fn clear(r: &mut Rows) {
     r.stats = QueryStats::default();
 }
 
-/// Append rows `a..b` of `src` to `dst` (whole records: a composite with its
-/// members), rebasing `parent` and the info offsets.
-fn copy_rows(src: &Rows, a: usize, b: usize, dst: &mut Rows) {
+/// Append rows `a..b` of `src` (whole records: a composite with its
+/// members) to `dst`, whose live rows start at `head` and info bytes at
+/// `info_head`; `parent` and info offsets are rebased on those.
+fn copy_rows(src: &RowsRef<'_>, a: usize, b: usize, dst: &mut Rows, head: usize, info_head: usize) {
     if a >= b {
         return;
     }
-    let shift = dst.len() as i64 - a as i64;
+    let shift = (dst.len() - head) as i64 - a as i64;
     dst.kind.extend_from_slice(&src.kind[a..b]);
     dst.category.extend_from_slice(&src.category[a..b]);
     dst.start.extend_from_slice(&src.start[a..b]);
@@ -397,7 +820,7 @@ fn copy_rows(src: &Rows, a: usize, b: usize, dst: &mut Rows) {
         }
     }));
     let (i0, i1) = (src.info_offset[a], src.info_offset[b]);
-    let base = dst.info.len() as u32;
+    let base = (dst.info.len() - info_head) as u32;
     dst.info
         .extend_from_slice(&src.info[i0 as usize..i1 as usize]);
     dst.info_offset

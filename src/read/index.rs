@@ -285,11 +285,6 @@ impl NodeTable {
         self.nestable.entering(old, new, |i, k| f(off + i, k));
     }
 
-    /// Every record of the node: nestless then nestable, in stored order.
-    pub fn records(&self) -> impl Iterator<Item = &RecordKey> + '_ {
-        self.nestless.keys.iter().chain(self.nestable.keys.iter())
-    }
-
     /// Bytes this table holds (what the cache counts).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<NodeTable>() + self.nestless.heap_bytes() + self.nestable.heap_bytes()

@@ -72,7 +72,7 @@ pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
     decode_info, format_info, info_problem, payload_covers, payload_len, DecodedInfo, InfoProblem,
 };
-pub use rows::{Rows, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
+pub use rows::{Rows, RowsRef, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
 pub use scan::Scan;
 pub use tree::TreeDirNode;
 

@@ -109,6 +109,66 @@ impl Default for Rows {
     }
 }
 
+/// Borrowed columns of rows, as [`Rows`] (same meaning; `parent` and
+/// `info_offset` count from the first row and first info byte of these
+/// slices): what a [`WindowCursor`](super::WindowCursor) lends out, and what
+/// the skins copy from.
+#[derive(Debug, Clone, Copy)]
+pub struct RowsRef<'a> {
+    pub kind: &'a [u8],
+    pub category: &'a [i32],
+    pub start: &'a [f64],
+    pub end: &'a [f64],
+    pub time0: &'a [f64],
+    pub time1: &'a [f64],
+    pub line0: &'a [i32],
+    pub line1: &'a [i32],
+    pub parent: &'a [i32],
+    pub num_real: &'a [i64],
+    /// `len() + 1` entries.
+    pub info_offset: &'a [u32],
+    pub info: &'a [u8],
+    pub stats: QueryStats,
+}
+
+impl RowsRef<'_> {
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// The info bytes of a row (empty for rows without info).
+    pub fn info_of(&self, row: usize) -> &[u8] {
+        match (self.info_offset.get(row), self.info_offset.get(row + 1)) {
+            (Some(&a), Some(&b)) => self.info.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// An owned copy (no shadow weights).
+    pub fn to_rows(&self) -> Rows {
+        Rows {
+            kind: self.kind.to_vec(),
+            category: self.category.to_vec(),
+            start: self.start.to_vec(),
+            end: self.end.to_vec(),
+            time0: self.time0.to_vec(),
+            time1: self.time1.to_vec(),
+            line0: self.line0.to_vec(),
+            line1: self.line1.to_vec(),
+            parent: self.parent.to_vec(),
+            num_real: self.num_real.to_vec(),
+            info_offset: self.info_offset.to_vec(),
+            info: self.info.to_vec(),
+            weights: ShadowWeights::default(),
+            stats: self.stats,
+        }
+    }
+}
+
 impl Rows {
     pub fn len(&self) -> usize {
         self.kind.len()
@@ -116,6 +176,32 @@ impl Rows {
 
     pub fn is_empty(&self) -> bool {
         self.kind.is_empty()
+    }
+
+    /// All rows, borrowed (shadow weights aside).
+    pub fn view(&self) -> RowsRef<'_> {
+        self.view_from(0, 0)
+    }
+
+    /// Rows `head..` borrowed, their info bytes from `info_head` on (a
+    /// cursor's live rows, whose `parent` and `info_offset` values already
+    /// count from there).
+    pub(super) fn view_from(&self, head: usize, info_head: usize) -> RowsRef<'_> {
+        RowsRef {
+            kind: &self.kind[head..],
+            category: &self.category[head..],
+            start: &self.start[head..],
+            end: &self.end[head..],
+            time0: &self.time0[head..],
+            time1: &self.time1[head..],
+            line0: &self.line0[head..],
+            line1: &self.line1[head..],
+            parent: &self.parent[head..],
+            num_real: &self.num_real[head..],
+            info_offset: &self.info_offset[head..],
+            info: &self.info[info_head..],
+            stats: self.stats,
+        }
     }
 
     /// The info bytes of a row (empty for shadows and rows without info).
@@ -645,4 +731,26 @@ impl Slog2File {
         };
         crate::format::visit_drawable(&mut d, &mut sink)
     }
+}
+
+/// Decode the record `k` of a node block (at file offset `base`) straight
+/// into `rows`, as [`Slog2File::push_hit`] does.
+#[inline]
+pub(super) fn push_record(
+    rows: &mut Rows,
+    block: &[u8],
+    base: u64,
+    k: &crate::format::RecordKey,
+) -> Result<()> {
+    let at = k.offset as usize;
+    let rec = block
+        .get(at..at + k.len as usize)
+        .ok_or_else(|| crate::Error::malformed("tree node", base, "record outside its block"))?;
+    let mut d = crate::format::Decoder::new(rec, base + at as u64, "tree node");
+    let mut sink = RowSink {
+        rows,
+        key: k,
+        parent: -1,
+    };
+    crate::format::visit_drawable(&mut d, &mut sink)
 }
