@@ -788,7 +788,8 @@ int SLOG2_Cursor_open(SLOG2_File fp, SLOG2_Cursor *cursor);
  composite's row is followed by its members' rows). Rows with equal
  drawing keys may come in another order than from SLOG2_Query_window.
  `n_rows`, `n_info_bytes`, `stats` may be NULL; `stats->bytes_read` counts
- the records this move decoded (the entering ones). On failure the cursor
+ the records this move decoded (the entering ones, or the next chunk of a
+ node the cursor holds as rows in drawing order). On failure the cursor
  is emptied (its next move is a fresh query). Read the rows with
  SLOG2_Cursor_get_view (no copy) or SLOG2_Cursor_rows (into your arrays).
  Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (t0 > t1, NaN, over 2^31 rows),
