@@ -132,6 +132,12 @@ pub struct WindowCursor {
     stay: Vec<(u32, u32, u32)>,
     whole_node_bytes: usize,
     slide_rows: usize,
+    /// `held` is every node of the window, and until the window's end
+    /// reaches `next_start` or its start passes `min_end`, a later window
+    /// has the same nodes.
+    complete: bool,
+    next_start: f64,
+    min_end: f64,
 }
 
 /// A node intersecting the window.
@@ -203,6 +209,9 @@ impl Default for WindowCursor {
             stay: Vec::new(),
             whole_node_bytes: WHOLE_NODE_BYTES,
             slide_rows: SLIDE_ROWS,
+            complete: false,
+            next_start: f64::NEG_INFINITY,
+            min_end: f64::INFINITY,
         }
     }
 }
@@ -256,6 +265,7 @@ impl WindowCursor {
     /// nodes held.
     pub fn reset(&mut self) {
         self.window = None;
+        self.complete = false;
         self.buf = Rows::default();
         self.head = 0;
         self.info_head = 0;
@@ -285,16 +295,18 @@ impl WindowCursor {
         };
         // On error below the caller resets the cursor.
         let mut stats = QueryStats::default();
-        self.nodes.clear();
-        f.dir_index.overlapping(w, i16::MIN, &mut self.nodes);
+        let forward = w.start >= old.start && w.end >= old.end;
+        // The nodes on screen: the same as last time on most moves (no
+        // node starts before the new end that did not before, none of them
+        // ends before the new start).
+        let same = forward && self.complete && w.end < self.next_start && w.start <= self.min_end;
         self.entering.clear();
         self.held_spare.clear();
         self.spans.clear();
         self.runs.clear();
-        // The nodes on screen: the same as last time on most moves.
-        let same = self.held.len() == self.nodes.len()
-            && self.held.iter().zip(&self.nodes).all(|(h, &p)| h.pos == p);
         if !same {
+            self.nodes.clear();
+            f.dir_index.overlapping(w, i16::MIN, &mut self.nodes);
             let mut budget = WHOLE_BUDGET;
             self.held_spare.clear();
             // Both lists are sorted by position: kept nodes move over.
@@ -319,6 +331,7 @@ impl WindowCursor {
             }
             std::mem::swap(&mut self.held, &mut self.held_spare);
             self.held_spare.clear();
+            self.node_bounds(f, w);
         } else {
             stats.cache_hits += self.held.len();
         }
@@ -378,7 +391,7 @@ impl WindowCursor {
             };
             srcs.push((rows, &self.spans[r.range.clone()]));
         }
-        if w.start >= old.start && w.end >= old.end {
+        if forward {
             // Forward: drop the leaving prefix, append the entering rows.
             drop_prefix(
                 &mut self.buf,
@@ -441,8 +454,22 @@ impl WindowCursor {
                 });
             }
         }
+        self.node_bounds(f, w);
         self.window = Some(w);
         Ok(())
+    }
+
+    /// After the nodes of window `w` were looked up (`nodes`): whether
+    /// `held` has them all, and the bounds of the windows with the same
+    /// nodes (fields' docs).
+    fn node_bounds(&mut self, f: &Slog2File, w: TimeBox) {
+        self.complete = self.held.len() == self.nodes.len();
+        self.next_start = f.dir_index.next_start_after(w.end);
+        self.min_end = self
+            .held
+            .iter()
+            .map(|h| f.directory[h.pos as usize].time_box.end)
+            .fold(f64::INFINITY, f64::min);
     }
 }
 
@@ -514,8 +541,13 @@ impl NodeRows {
         Ok(Some(NodeRows {
             pos,
             keys,
-            rows: Rows::default(),
-            first_row: vec![0],
+            // (Room for every record: a chunk never reallocates.)
+            rows: Rows::with_capacity(n),
+            first_row: {
+                let mut v = Vec::with_capacity(n + 1);
+                v.push(0);
+                v
+            },
             rec_start,
             max_end,
             block_bytes: block.len(),
@@ -655,7 +687,9 @@ fn drop_prefix(
     for (k, &(from, i0, i1)) in stay.iter().enumerate().rev() {
         let (from, to) = (from as usize, new_head + k);
         let (i0, i1) = (ih + i0 as usize, ih + i1 as usize);
-        buf.info.copy_within(i0..i1, to_info - (i1 - i0));
+        if i1 > i0 {
+            buf.info.copy_within(i0..i1, to_info - (i1 - i0));
+        }
         to_info -= i1 - i0;
         buf.kind[to] = buf.kind[from];
         buf.category[to] = buf.category[from];
@@ -844,6 +878,28 @@ fn copy_rows(src: &RowsRef<'_>, a: usize, b: usize, dst: &mut Rows, head: usize,
         return;
     }
     let shift = (dst.len() - head) as i64 - a as i64;
+    if b - a <= 4 {
+        // A few rows (one record, typically): value by value is cheaper
+        // than a dozen `memcpy` calls.
+        for i in a..b {
+            dst.kind.push(src.kind[i]);
+            dst.category.push(src.category[i]);
+            dst.start.push(src.start[i]);
+            dst.end.push(src.end[i]);
+            dst.time0.push(src.time0[i]);
+            dst.time1.push(src.time1[i]);
+            dst.line0.push(src.line0[i]);
+            dst.line1.push(src.line1[i]);
+            dst.num_real.push(src.num_real[i]);
+            let p = src.parent[i];
+            dst.parent
+                .push(if p < 0 { p } else { (p as i64 + shift) as i32 });
+            let info = &src.info[src.info_offset[i] as usize..src.info_offset[i + 1] as usize];
+            dst.info.extend(info.iter().copied());
+            dst.info_offset.push((dst.info.len() - info_head) as u32);
+        }
+        return;
+    }
     dst.kind.extend_from_slice(&src.kind[a..b]);
     dst.category.extend_from_slice(&src.category[a..b]);
     dst.start.extend_from_slice(&src.start[a..b]);

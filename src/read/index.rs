@@ -142,6 +142,15 @@ impl DirIndex {
         DirIndex { levels }
     }
 
+    /// The earliest start after `t` of any entry (`+inf` if none): until a
+    /// window's end reaches it, moving the window later adds no node.
+    pub fn next_start_after(&self, t: f64) -> f64 {
+        self.levels
+            .iter()
+            .filter_map(|l| l.start.get(l.start.partition_point(|&s| s <= t)).copied())
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Directory positions of the entries of depth `>= min_depth` whose box
     /// intersects `w`, in directory order (appended to `out`, which is sorted).
     pub fn overlapping(&self, w: TimeBox, min_depth: i16, out: &mut Vec<u32>) {
