@@ -123,8 +123,12 @@ pub struct WindowCursor {
     keyed: Vec<(DrawingKey, u32, RecordKey)>,
     /// Those records decoded, in drawing order.
     extra: Rows,
-    /// Row spans of entering records, run after run.
-    spans: Vec<(u32, u32)>,
+    /// Record bounds of `extra`: record `i` is rows `bounds[i]..bounds[i + 1]`.
+    extra_bounds: Vec<u32>,
+    /// Entering records of held nodes that are not one index range (moves
+    /// to earlier times), copied out, and their bounds.
+    left: Rows,
+    left_bounds: Vec<u32>,
     runs: Vec<Run>,
     /// Entering rows merged (moves other than forward scrolls).
     ent: Rows,
@@ -157,15 +161,24 @@ enum Held {
     Rows(Box<NodeRows>),
 }
 
-/// One sorted run of entering records: rows of `extra` (`None`) or of the
-/// node held as rows `held[i]`, record spans `spans[range]`.
+/// One sorted run of entering records, contiguous rows: records
+/// `range` of the node held as rows `held[i]` (bounds: its `first_row`), or
+/// of `extra` or `left` (bounds: theirs).
 struct Run {
-    src: Option<usize>,
+    src: Src,
     range: Range<usize>,
 }
 
-/// A run's rows and the row spans of its records.
-type RunRows<'a> = (RowsRef<'a>, &'a [(u32, u32)]);
+#[derive(Clone, Copy)]
+enum Src {
+    Node(usize),
+    Extra,
+    Left,
+}
+
+/// A run's rows and its record bounds (`records + 1` entries: record `i`
+/// is rows `bounds[i]..bounds[i + 1]`).
+type RunRows<'a> = (RowsRef<'a>, &'a [u32]);
 
 /// The records of one node, its two lists merged into drawing order, and
 /// the rows of the first ones: a forward scroll needs them in that order, so
@@ -203,7 +216,9 @@ impl Default for WindowCursor {
             entering: Vec::new(),
             keyed: Vec::new(),
             extra: Rows::default(),
-            spans: Vec::new(),
+            extra_bounds: Vec::new(),
+            left: Rows::default(),
+            left_bounds: Vec::new(),
             runs: Vec::new(),
             ent: Rows::default(),
             stay: Vec::new(),
@@ -302,7 +317,8 @@ impl WindowCursor {
         let same = forward && self.complete && w.end < self.next_start && w.start <= self.min_end;
         self.entering.clear();
         self.held_spare.clear();
-        self.spans.clear();
+        clear(&mut self.left);
+        self.left_bounds.clear();
         self.runs.clear();
         if !same {
             self.nodes.clear();
@@ -345,12 +361,29 @@ impl WindowCursor {
                     })
                 }
                 Held::Rows(r) => {
-                    let a = self.spans.len();
-                    h.hint = r.entering(f, old, w, h.hint, &mut self.spans, &mut stats)?;
-                    if self.spans.len() > a {
+                    let a = self.left_bounds.len();
+                    let (hint, right) = r.entering(
+                        f,
+                        old,
+                        w,
+                        h.hint,
+                        &mut self.left,
+                        &mut self.left_bounds,
+                        &mut stats,
+                    )?;
+                    h.hint = hint;
+                    if self.left_bounds.len() > a {
+                        // (This node's left records: its bounds end where
+                        // the next node's begin.)
                         self.runs.push(Run {
-                            src: Some(ix),
-                            range: a..self.spans.len(),
+                            src: Src::Left,
+                            range: a..self.left_bounds.len(),
+                        });
+                    }
+                    if !right.is_empty() {
+                        self.runs.push(Run {
+                            src: Src::Node(ix),
+                            range: right,
                         });
                     }
                 }
@@ -368,28 +401,30 @@ impl WindowCursor {
             );
             self.keyed.sort_by_key(|a| a.0);
             clear(&mut self.extra);
-            let a = self.spans.len();
+            self.extra_bounds.clear();
             for (_, pos, k) in &self.keyed {
-                let r0 = self.extra.len() as u32;
+                self.extra_bounds.push(self.extra.len() as u32);
                 stats.bytes_read += k.len as u64;
                 f.push_hit(&mut self.extra, *pos, k)?;
-                self.spans.push((r0, self.extra.len() as u32));
             }
             self.runs.push(Run {
-                src: None,
-                range: a..self.spans.len(),
+                src: Src::Extra,
+                range: 0..self.extra_bounds.len(),
             });
+            self.extra_bounds.push(self.extra.len() as u32);
         }
+        self.left_bounds.push(self.left.len() as u32);
         let mut srcs: SmallVec<[RunRows<'_>; 16]> = SmallVec::new();
         for r in &self.runs {
-            let rows = match r.src {
-                None => self.extra.view(),
-                Some(i) => match &self.held[i].node {
-                    Held::Rows(n) => n.rows.view(),
+            let (rows, bounds) = match r.src {
+                Src::Extra => (self.extra.view(), &self.extra_bounds[..]),
+                Src::Left => (self.left.view(), &self.left_bounds[..]),
+                Src::Node(i) => match &self.held[i].node {
+                    Held::Rows(n) => (n.rows.view(), &n.first_row[..]),
                     Held::Table(_) => unreachable!("runs only name nodes held as rows"),
                 },
             };
-            srcs.push((rows, &self.spans[r.range.clone()]));
+            srcs.push((rows, &bounds[r.range.start..=r.range.end]));
         }
         if forward {
             // Forward: drop the leaving prefix, append the entering rows.
@@ -571,20 +606,24 @@ impl NodeRows {
         Ok(())
     }
 
-    /// Push the row spans of the records that intersect `new` and not
-    /// `old`, in drawing order (the index ranges of `NodeTable::entering`).
+    /// The records that intersect `new` and not `old`, in drawing order
+    /// (the index ranges of `NodeTable::entering`): those that start after
+    /// the old window, an index range (returned), and those that end before
+    /// it (moves to earlier times), copied to `left` with their bounds.
     /// `hint`: the first record starting after `hint.0`, from the last
-    /// move; returns the one for this move.
+    /// move; the one for this move is returned.
+    #[allow(clippy::too_many_arguments)]
     fn entering(
         &mut self,
         f: &Slog2File,
         old: TimeBox,
         new: TimeBox,
         hint: Option<(f64, u32)>,
-        out: &mut Vec<(u32, u32)>,
+        left: &mut Rows,
+        left_bounds: &mut Vec<u32>,
         stats: &mut QueryStats,
-    ) -> Result<Option<(f64, u32)>> {
-        // The records that may enter end before the new window's end.
+    ) -> Result<(Option<(f64, u32)>, Range<usize>)> {
+        // The records that may enter start by the new window's end.
         let done = self.first_row.len() - 1;
         if self.rec_start.get(done).is_some_and(|&s| s <= new.end) {
             let upto = self.rec_start.partition_point(|&s| s <= new.end);
@@ -597,44 +636,33 @@ impl NodeRows {
             let (s, e) = (starts[r], self.rows.end[i]);
             s <= new.end && new.start <= e && !(s <= old.end && old.start <= e)
         };
-        let mut push = |r: usize| out.push((fr[r], fr[r + 1]));
         if new.start < old.start {
             let lo = self.max_end.partition_point(|&m| m < new.start);
             let x = old.start.min(new.end);
             let hi = starts.partition_point(|&s| s < x);
+            let view = self.rows.view();
             for r in lo..hi.max(lo) {
                 if hit(r) {
-                    push(r);
+                    left_bounds.push(left.len() as u32);
+                    copy_rows(&view, fr[r] as usize, fr[r + 1] as usize, left, 0, 0);
                 }
             }
         }
-        if new.end > old.end {
-            // Every record starting after the old end, up to the new end.
-            let mut r = match hint {
-                Some((e, i)) if e == old.end => i as usize,
-                _ => starts.partition_point(|&s| s <= old.end),
-            };
-            // (All of them enter when the windows overlap, as on every
-            // move that is not a fresh query: they start after the old
-            // window and end after they start.)
-            let overlap = old.overlaps(&new);
-            let hi = r + starts[r..].partition_point(|&s| s <= new.end);
-            if overlap {
-                out.extend((r..hi).map(|r| (fr[r], fr[r + 1])));
-            } else {
-                for r in r..hi {
-                    if hit(r) {
-                        push(r);
-                    }
-                }
-            }
-            r = hi;
-            Ok(Some((new.end, r as u32)))
-        } else if new.end == old.end {
-            Ok(hint)
-        } else {
-            Ok(None)
+        if new.end <= old.end {
+            let hint = if new.end == old.end { hint } else { None };
+            return Ok((hint, 0..0));
         }
+        // Every record starting after the old end, up to the new end.
+        let lo = match hint {
+            Some((e, i)) if e == old.end => i as usize,
+            _ => starts.partition_point(|&s| s <= old.end),
+        };
+        let hi = lo + starts[lo..].partition_point(|&s| s <= new.end);
+        // (All of them enter when the windows overlap, as on every move
+        // that is not a fresh query: they start after the old window and
+        // end after they start.)
+        debug_assert!(old.overlaps(&new) && (lo..hi).all(hit));
+        Ok((Some((new.end, hi as u32)), lo..hi))
     }
 }
 
@@ -759,15 +787,16 @@ fn slide(buf: &mut Rows, head: &mut usize, info_head: &mut usize, slide_rows: us
 /// drawing order: a k-way merge that copies each stretch of one run that
 /// draws before every other run's next record in one go.
 fn merge_runs(runs: &[RunRows<'_>], dst: &mut Rows, head: usize, info_head: usize) {
+    // Next record of each run.
     let mut at: SmallVec<[usize; 16]> = runs.iter().map(|_| 0).collect();
     loop {
         let mut best: Option<(usize, DrawingKey)> = None;
         let mut second: Option<DrawingKey> = None;
-        for (r, (rows, spans)) in runs.iter().enumerate() {
-            let Some(&(a, _)) = spans.get(at[r]) else {
+        for (r, (rows, bounds)) in runs.iter().enumerate() {
+            if at[r] + 1 >= bounds.len() {
                 continue;
-            };
-            let k = row_key(rows, a as usize);
+            }
+            let k = row_key(rows, bounds[at[r]] as usize);
             match best {
                 Some((_, b)) if k >= b => second = Some(second.map_or(k, |s| s.min(k))),
                 _ => {
@@ -781,18 +810,14 @@ fn merge_runs(runs: &[RunRows<'_>], dst: &mut Rows, head: usize, info_head: usiz
         let Some((m, _)) = best else {
             return;
         };
-        let (rows, spans) = &runs[m];
-        let rest = &spans[at[m]..];
-        // The run's records that draw no later than the other runs' next.
-        let limit = second.map_or(rest.len(), |s| {
-            rest.partition_point(|&(a, _)| row_key(rows, a as usize) <= s)
+        let (rows, bounds) = &runs[m];
+        let rest = &bounds[at[m]..bounds.len() - 1];
+        // The run's records that draw no later than the other runs' next
+        // (at least its first, the smallest of all).
+        let k = second.map_or(rest.len(), |s| {
+            rest.partition_point(|&a| row_key(rows, a as usize) <= s)
         });
-        let (a, mut b) = rest[0];
-        let mut k = 1;
-        while k < limit && rest[k].0 == b {
-            b = rest[k].1;
-            k += 1;
-        }
+        let (a, b) = (bounds[at[m]], bounds[at[m] + k]);
         at[m] += k;
         copy_rows(rows, a as usize, b as usize, dst, head, info_head);
     }
