@@ -151,6 +151,9 @@ struct OnScreen {
     /// Decoded nodes: the first record starting after this time (the
     /// window's end at the last move), so a forward scroll starts there.
     hint: Option<(f64, u32)>,
+    /// Table-held nodes: no record starts between the last window's end
+    /// and this time, so a forward move that stays before it takes none.
+    next: f64,
 }
 
 /// How a node on screen is held.
@@ -338,6 +341,7 @@ impl WindowCursor {
                         pos,
                         node: take_node(f, pos, self.whole_node_bytes, budget, &mut stats)?,
                         hint: None,
+                        next: f64::NEG_INFINITY,
                     },
                 };
                 if let Held::Rows(r) = &h.node {
@@ -355,10 +359,14 @@ impl WindowCursor {
         for (ix, h) in self.held.iter_mut().enumerate() {
             match &mut h.node {
                 Held::Table(t) => {
+                    if forward && w.end < h.next {
+                        continue;
+                    }
                     let pos = h.pos;
                     t.entering(old, w, |i, k| {
                         self.entering.push((pos, i as u32, *k));
-                    })
+                    });
+                    h.next = t.next_start_after(w.end);
                 }
                 Held::Rows(r) => {
                     let a = self.left_bounds.len();
@@ -486,6 +494,7 @@ impl WindowCursor {
                     pos,
                     node: Held::Table(t),
                     hint: None,
+                    next: f64::NEG_INFINITY,
                 });
             }
         }

@@ -294,6 +294,22 @@ impl NodeTable {
         self.nestable.entering(old, new, |i, k| f(off + i, k));
     }
 
+    /// The earliest start after `t` of a record of the node (`+inf` if
+    /// none; `-inf` if a list is not sorted by start, so nothing can be
+    /// said).
+    pub fn next_start_after(&self, t: f64) -> f64 {
+        [&self.nestless, &self.nestable]
+            .iter()
+            .map(|l| {
+                if l.max_end.len() != l.keys.len() {
+                    return f64::NEG_INFINITY;
+                }
+                let i = l.keys.partition_point(|k| k.start <= t);
+                l.keys.get(i).map_or(f64::INFINITY, |k| k.start)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Bytes this table holds (what the cache counts).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of::<NodeTable>() + self.nestless.heap_bytes() + self.nestable.heap_bytes()
