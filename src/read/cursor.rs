@@ -150,11 +150,15 @@ struct OnScreen {
     node: Held,
     /// Decoded nodes: the first record starting after this time (the
     /// window's end at the last move), so a forward scroll starts there.
-    hint: Option<(f64, u32)>,
+    hint: Hint,
     /// Table-held nodes: no record starts between the last window's end
     /// and this time, so a forward move that stays before it takes none.
     next: f64,
 }
+
+/// A decoded node's first record starting after a time (the window's end
+/// at the last move): (time, record).
+type Hint = Option<(f64, u32)>;
 
 /// How a node on screen is held.
 enum Held {
@@ -627,11 +631,11 @@ impl NodeRows {
         f: &Slog2File,
         old: TimeBox,
         new: TimeBox,
-        hint: Option<(f64, u32)>,
+        hint: Hint,
         left: &mut Rows,
         left_bounds: &mut Vec<u32>,
         stats: &mut QueryStats,
-    ) -> Result<(Option<(f64, u32)>, Range<usize>)> {
+    ) -> Result<(Hint, Range<usize>)> {
         // The records that may enter start by the new window's end.
         let done = self.first_row.len() - 1;
         if self.rec_start.get(done).is_some_and(|&s| s <= new.end) {
