@@ -695,7 +695,19 @@ fn drop_prefix(
     let n = buf.len();
     stay.clear();
     let mut i = h;
-    {
+    // Without composites (the common case) the starts are sorted and every
+    // parent is -1.
+    let composites = buf.kind[h..n].contains(&ROW_COMPOSITE);
+    if !composites {
+        let p = h + buf.start[h..n].partition_point(|&s| s < w.start);
+        let (end, off) = (&buf.end[h..p], &buf.info_offset[h..=p]);
+        for (k, &e) in end.iter().enumerate() {
+            if e >= w.start {
+                stay.push(((h + k) as u32, off[k], off[k + 1]));
+            }
+        }
+        i = p;
+    } else {
         let (start, end, kind) = (&buf.start[..n], &buf.end[..n], &buf.kind[..n]);
         let off = &buf.info_offset[..=n];
         while i < n && start[i] < w.start {
@@ -756,9 +768,11 @@ fn drop_prefix(
         *o -= new_info_head as u32;
     }
     let (dr, di) = ((new_head - h) as i32, (new_info_head - ih) as u32);
-    for q in &mut buf.parent[p..] {
-        // (a select, so the loop vectorises)
-        *q = if *q >= 0 { *q - dr } else { *q };
+    if composites {
+        for q in &mut buf.parent[p..] {
+            // (a select, so the loop vectorises)
+            *q = if *q >= 0 { *q - dr } else { *q };
+        }
     }
     for o in &mut buf.info_offset[p..] {
         *o -= di;
