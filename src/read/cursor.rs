@@ -447,11 +447,19 @@ impl WindowCursor {
                 &mut self.stay,
                 w,
             );
+            let incoming = srcs.iter().fold((0, 0), |(r, i), (rows, b)| {
+                let (a, z) = (b[0] as usize, b[b.len() - 1] as usize);
+                (
+                    r + z - a,
+                    i + (rows.info_offset[z] - rows.info_offset[a]) as usize,
+                )
+            });
             slide(
                 &mut self.buf,
                 &mut self.head,
                 &mut self.info_head,
                 self.slide_rows,
+                incoming,
             );
             let (h, ih) = (self.head, self.info_head);
             merge_runs(&srcs, &mut self.buf, h, ih);
@@ -549,6 +557,11 @@ impl NodeRows {
     fn new(f: &Slog2File, pos: u32, stats: &mut QueryStats) -> Result<Option<NodeRows>> {
         // The node's record keys (its table, without the shared cache).
         let (block, base) = f.block(pos)?;
+        if let Some(m) = f.map() {
+            // Map the block's pages in one call rather than a fault per page
+            // (a hint: on failure they fault in as usual).
+            let _ = m.advise_range(memmap2::Advice::PopulateRead, base as usize, block.len());
+        }
         let layout = format::scan_node(block, base)?;
         stats.bytes_indexed += block.len() as u64;
         f.note_touched(block.len() as u64);
@@ -781,13 +794,41 @@ fn drop_prefix(
     *info_head = new_info_head;
 }
 
-/// Move the live rows to the front once the dead ones before them are many
-/// (module docs). Their `parent`/`info_offset` values count from the head
-/// already, so they are copied as they are.
-fn slide(buf: &mut Rows, head: &mut usize, info_head: &mut usize, slide_rows: usize) {
+/// Make room for `incoming` (rows, info bytes): move the live rows to the
+/// front once the dead ones before them are many (module docs), or when
+/// the columns are full (so that growing them never copies dead rows), and
+/// grow them for ~2× the live rows beyond the compaction threshold (so they
+/// rarely fill up). Live `parent`/`info_offset` values count from the head
+/// already, so the rows are copied as they are.
+fn slide(
+    buf: &mut Rows,
+    head: &mut usize,
+    info_head: &mut usize,
+    slide_rows: usize,
+    (rows_in, info_in): (usize, usize),
+) {
     let (h, ih) = (*head, *info_head);
     let (live, live_info) = (buf.len() - h, buf.info.len() - ih);
-    if h <= slide_rows.max(live) && ih <= SLIDE_INFO.max(live_info) {
+    let full =
+        buf.len() + rows_in > buf.kind.capacity() || buf.info.len() + info_in > buf.info.capacity();
+    if full || h > slide_rows.max(live) || ih > SLIDE_INFO.max(live_info) {
+        compact(buf, head, info_head);
+    }
+    let len = buf.len();
+    if len + rows_in > buf.kind.capacity() {
+        let want = slide_rows + 2 * (live + rows_in);
+        buf.reserve(want - len);
+    }
+    if buf.info.len() + info_in > buf.info.capacity() {
+        buf.info
+            .reserve(SLIDE_INFO.min(slide_rows * 64) + 2 * (live_info + info_in));
+    }
+}
+
+/// Move the live rows to the front of the columns.
+fn compact(buf: &mut Rows, head: &mut usize, info_head: &mut usize) {
+    let (h, ih) = (*head, *info_head);
+    if h == 0 && ih == 0 {
         return;
     }
     fn front<T: Copy>(v: &mut Vec<T>, from: usize) {
