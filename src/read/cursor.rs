@@ -37,10 +37,10 @@
 //!   like the reference viewer's loaded nodes. So a forward scroll's
 //!   entering records are one index range per node, copied as whole runs,
 //!   and a node's decoding is spread over the moves that reach it instead
-//!   of landing on the one it enters with (measured on the 10M file, 3,000
-//!   consecutive quarter-window scrolls: 99th percentile 100–110 µs instead
-//!   of 150–200 µs when a 64 KiB leaf was decoded whole on entering; the
-//!   same median). Only nodes of up to 256 KiB are held that way
+//!   of landing on the one it enters with (measured on the 10M file, 20,000
+//!   consecutive quarter-window scrolls: 99th percentile 85–110 µs; decoding
+//!   a 64 KiB leaf whole on entering made one move in seven take 120–130 µs
+//!   at its median and 200 µs at its 99th percentile). Only nodes of up to 256 KiB are held that way
 //!   (settable, [`set_whole_node_bytes`](WindowCursor::set_whole_node_bytes);
 //!   the writers' default node is 64 KiB), at most 16 MiB of them (a wide
 //!   window falls back to the next strategy), and only nodes whose lists
