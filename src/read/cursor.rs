@@ -683,7 +683,11 @@ impl NodeRows {
             Some((e, i)) if e == old.end => i as usize,
             _ => starts.partition_point(|&s| s <= old.end),
         };
-        let hi = lo + starts[lo..].partition_point(|&s| s <= new.end);
+        let hi = if starts.get(lo).is_some_and(|&s| s <= new.end) {
+            lo + starts[lo..].partition_point(|&s| s <= new.end)
+        } else {
+            lo // (most nodes on screen: nothing enters)
+        };
         // (All of them enter when the windows overlap, as on every move
         // that is not a fresh query: they start after the old window and
         // end after they start.)
