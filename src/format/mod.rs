@@ -1362,12 +1362,6 @@ impl RecordWalk {
         self.pos
     }
 
-    /// The list of the record [`next`](Self::next) returned last: 0
-    /// nestless, 1 nestable.
-    pub fn list(&self) -> u8 {
-        self.list
-    }
-
     /// Decode the next record of `block` (the block this walk was started
     /// on) into `sink`; `Ok(false)` when both lists are done. Records come
     /// with the same checks and values as [`visit_drawable`].

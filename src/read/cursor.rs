@@ -117,9 +117,8 @@ pub struct WindowCursor {
     held: Vec<OnScreen>,
     held_spare: Vec<OnScreen>,
     nodes: Vec<u32>,
-    /// Entering records of nodes held as tables: node position, index in
-    /// the node's records, key.
-    entering: Vec<(u32, u32, RecordKey)>,
+    /// Entering records of nodes held as tables: node position, key.
+    entering: Vec<(u32, RecordKey)>,
     keyed: Vec<(DrawingKey, u32, RecordKey)>,
     /// Those records decoded, in drawing order.
     extra: Rows,
@@ -367,9 +366,7 @@ impl WindowCursor {
                         continue;
                     }
                     let pos = h.pos;
-                    t.entering(old, w, |i, k| {
-                        self.entering.push((pos, i as u32, *k));
-                    });
+                    t.entering(old, w, |_, k| self.entering.push((pos, *k)));
                     h.next = t.next_start_after(w.end);
                 }
                 Held::Rows(r) => {
@@ -409,7 +406,7 @@ impl WindowCursor {
             self.keyed.extend(
                 self.entering
                     .iter()
-                    .map(|&(pos, _, k)| (drawing_key(&k), pos, k)),
+                    .map(|&(pos, k)| (drawing_key(&k), pos, k)),
             );
             self.keyed.sort_by_key(|a| a.0);
             clear(&mut self.extra);

@@ -131,7 +131,7 @@ pub struct RowsRef<'a> {
     pub stats: QueryStats,
 }
 
-impl RowsRef<'_> {
+impl<'a> RowsRef<'a> {
     pub fn len(&self) -> usize {
         self.kind.len()
     }
@@ -141,31 +141,16 @@ impl RowsRef<'_> {
     }
 
     /// The info bytes of a row (empty for rows without info).
-    pub fn info_of(&self, row: usize) -> &[u8] {
-        match (self.info_offset.get(row), self.info_offset.get(row + 1)) {
-            (Some(&a), Some(&b)) => self.info.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+    pub fn info_of(&self, row: usize) -> &'a [u8] {
+        info_span(self.info_offset, self.info, row)
     }
+}
 
-    /// An owned copy (no shadow weights).
-    pub fn to_rows(&self) -> Rows {
-        Rows {
-            kind: self.kind.to_vec(),
-            category: self.category.to_vec(),
-            start: self.start.to_vec(),
-            end: self.end.to_vec(),
-            time0: self.time0.to_vec(),
-            time1: self.time1.to_vec(),
-            line0: self.line0.to_vec(),
-            line1: self.line1.to_vec(),
-            parent: self.parent.to_vec(),
-            num_real: self.num_real.to_vec(),
-            info_offset: self.info_offset.to_vec(),
-            info: self.info.to_vec(),
-            weights: ShadowWeights::default(),
-            stats: self.stats,
-        }
+/// Row `row`'s info bytes (empty if out of range).
+fn info_span<'a>(offsets: &[u32], info: &'a [u8], row: usize) -> &'a [u8] {
+    match (offsets.get(row), offsets.get(row + 1)) {
+        (Some(&a), Some(&b)) => info.get(a as usize..b as usize).unwrap_or(&[]),
+        _ => &[],
     }
 }
 
@@ -206,10 +191,7 @@ impl Rows {
 
     /// The info bytes of a row (empty for shadows and rows without info).
     pub fn info_of(&self, row: usize) -> &[u8] {
-        match (self.info_offset.get(row), self.info_offset.get(row + 1)) {
-            (Some(&a), Some(&b)) => self.info.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+        info_span(&self.info_offset, &self.info, row)
     }
 
     /// Rows of drawables (composites expanded into their members) followed by
