@@ -456,6 +456,7 @@ impl crate::format::RecordSink for RowSink<'_> {
         );
     }
 
+    #[inline(always)]
     fn primitive(
         &mut self,
         category: i32,
