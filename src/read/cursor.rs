@@ -26,8 +26,10 @@
 //!   and appends the entering rows: no kept row is copied. The dead rows
 //!   before the head are reclaimed by one copy of the live rows once they
 //!   outnumber both the live rows and 16,384 (rows) / 1 MiB (info bytes),
-//!   so memory stays within about twice the window. Other moves (backwards,
-//!   zooms) merge the kept rows with the entering ones into a new buffer.
+//!   and before the columns would have to grow (growing would copy the dead
+//!   rows too); the columns hold about twice the live rows beyond that.
+//!   Other moves (backwards, zooms) merge the kept rows with the entering
+//!   ones into a new buffer.
 //! * **Nodes decoded once, in drawing order.** A node that enters the
 //!   window during a move gets its record keys walked (one pass over its
 //!   block, as for a table) and its two lists merged into drawing order;
@@ -40,9 +42,10 @@
 //!   of landing on the one it enters with (measured on the 10M file, 20,000
 //!   consecutive quarter-window scrolls: 99th percentile 85–110 µs; decoding
 //!   a 64 KiB leaf whole on entering made one move in seven take 120–130 µs
-//!   at its median and 200 µs at its 99th percentile). Only nodes of up to 256 KiB are held that way
-//!   (settable, [`set_whole_node_bytes`](WindowCursor::set_whole_node_bytes);
-//!   the writers' default node is 64 KiB), at most 16 MiB of them (a wide
+//!   at its median and 200 µs at its 99th percentile). Only nodes of up to
+//!   256 KiB are held that way (settable,
+//!   [`set_whole_node_bytes`](WindowCursor::set_whole_node_bytes); the
+//!   writers' default node is 64 KiB), at most 16 MiB of them (a wide
 //!   window falls back to the next strategy), and only nodes whose lists
 //!   are in drawing order with finite times (all written files; a damaged
 //!   one falls back).
@@ -51,8 +54,11 @@
 //!   rules above exclude, give their entering records through their record
 //!   table (`NodeTable::entering`); those are decoded one by one.
 //!
-//! The entering records of all nodes (one sorted run per node list) are
-//! merged by drawing key.
+//! The entering records (a sorted run per node held as rows, one for the
+//! table-held nodes' records) are merged by drawing key. Most forward moves
+//! need no directory lookup: until the window's end reaches the next node
+//! start and its start passes the first end of a node on screen, the nodes
+//! on screen stay the same.
 //!
 //! A move that does not overlap the previous window (a jump), the first move,
 //! or a move on another file is a fresh window query.
