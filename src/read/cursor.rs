@@ -978,28 +978,6 @@ fn copy_rows(src: &RowsRef<'_>, a: usize, b: usize, dst: &mut Rows, head: usize,
         return;
     }
     let shift = (dst.len() - head) as i64 - a as i64;
-    if b - a <= 4 {
-        // A few rows (one record, typically): value by value is cheaper
-        // than a dozen `memcpy` calls.
-        for i in a..b {
-            dst.kind.push(src.kind[i]);
-            dst.category.push(src.category[i]);
-            dst.start.push(src.start[i]);
-            dst.end.push(src.end[i]);
-            dst.time0.push(src.time0[i]);
-            dst.time1.push(src.time1[i]);
-            dst.line0.push(src.line0[i]);
-            dst.line1.push(src.line1[i]);
-            dst.num_real.push(src.num_real[i]);
-            let p = src.parent[i];
-            dst.parent
-                .push(if p < 0 { p } else { (p as i64 + shift) as i32 });
-            let info = &src.info[src.info_offset[i] as usize..src.info_offset[i + 1] as usize];
-            dst.info.extend(info.iter().copied());
-            dst.info_offset.push((dst.info.len() - info_head) as u32);
-        }
-        return;
-    }
     dst.kind.extend_from_slice(&src.kind[a..b]);
     dst.category.extend_from_slice(&src.category[a..b]);
     dst.start.extend_from_slice(&src.start[a..b]);
