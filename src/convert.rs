@@ -389,6 +389,7 @@ pub fn check_output_is_not_input(input: &Path, output: &Path) -> Result<()> {
 }
 
 /// Hand one record to the writer.
+#[inline(always)]
 fn add(w: &mut Slog2Writer, rec: Record) -> Result<()> {
     match rec {
         Record::Category(c) => w.add_category(*c),

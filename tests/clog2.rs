@@ -384,12 +384,13 @@ fn generated_logs_convert_with_everything_matched() {
     );
 }
 
-#[test]
-fn pathological_logs_hit_the_pending_limit() {
-    // A log of sends that are never received: bounded by max_pending.
-    let mut buf = std::io::Cursor::new(Vec::new());
+/// A log of two processes (4 KiB blocks), their world communicator
+/// announced.
+fn two_rank_log(
+    buf: &mut std::io::Cursor<Vec<u8>>,
+) -> clog2::gen::Clog2Writer<&mut std::io::Cursor<Vec<u8>>> {
     let mut w = clog2::gen::Clog2Writer::new(
-        &mut buf,
+        buf,
         clog2::gen::GenPreamble {
             block_size: 4096,
             world_size: 2,
@@ -401,6 +402,14 @@ fn pathological_logs_hit_the_pending_limit() {
     .unwrap();
     w.comm(0.0, 0, 0, 0, 0, 0).unwrap();
     w.comm(0.0, 1, 0, 0, 1, 1).unwrap();
+    w
+}
+
+#[test]
+fn pathological_logs_hit_the_pending_limit() {
+    // A log of sends that are never received: bounded by max_pending.
+    let mut buf = std::io::Cursor::new(Vec::new());
+    let mut w = two_rank_log(&mut buf);
     for i in 0..5000 {
         w.msg(1.0 + i as f64, 0, 0, clog2::SEND, 1, i, 4).unwrap();
     }
@@ -418,6 +427,76 @@ fn pathological_logs_hit_the_pending_limit() {
     let c = s.counts();
     assert_eq!((c.unpaired_sends, c.unmatched), (5000, 5000));
     assert!(c.warnings[0].contains("5000 send(s)"), "{:?}", c.warnings);
+}
+
+/// Open states are kept per line in a short list (line IDs below 65536) or
+/// in a map (the rest): both give the pairing a brute-force FIFO per
+/// (category, line) gives, and the same leftovers.
+#[test]
+fn open_states_pair_alike_on_dense_and_sparse_lines() {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    let mut w = two_rank_log(&mut buf);
+    w.comm(0.0, 0, 2, 40000, 0, 0).unwrap();
+    w.comm(0.0, 1, 2, 40000, 1, 1).unwrap();
+    w.state_def(0.0, 300, 600, 601, "gray", "A", "").unwrap();
+    w.state_def(0.0, 301, 602, 603, "red", "B", "").unwrap();
+    // Line ID = icomm * 2 + rank: icomm 40000 puts rank 1 on line 80001.
+    let lines = [(0, 0), (0, 1), (40000, 1), (40000, 0)];
+    let mut rng = 7u64;
+    let mut next = move || {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (rng >> 33) as usize
+    };
+    let mut expect: BTreeMap<(i32, i32), Vec<f64>> = BTreeMap::new();
+    let mut pairs: Vec<(i32, i32, f64, f64)> = Vec::new();
+    for i in 0..4000 {
+        let t = 1.0 + i as f64 * 1e-3;
+        let (icomm, rank) = lines[next() % 4];
+        let cat = (next() % 2) as i32;
+        let line = icomm * 2 + rank;
+        let q = expect.entry((cat, line)).or_default();
+        if next() % 2 == 0 || q.is_empty() {
+            w.bare(t, icomm, rank, 0, 600 + 2 * cat).unwrap();
+            q.push(t);
+        } else {
+            w.bare(t, icomm, rank, 0, 601 + 2 * cat).unwrap();
+            pairs.push((cat, line, q.remove(0), t));
+        }
+    }
+    w.finish().unwrap();
+    let bytes = buf.into_inner();
+    let mut s = Clog2Source::from_bytes(&bytes).unwrap();
+    let mut got = Vec::new();
+    let mut v = Vec::new();
+    loop {
+        s.next_records(&mut v).unwrap();
+        if v.is_empty() {
+            break;
+        }
+        for r in &v {
+            if let Record::Primitive(p) = r {
+                let vs = &p.primitive.vertices;
+                got.push((p.primitive.category, vs[0].line, vs[0].time, vs[1].time));
+            }
+        }
+    }
+    // Category indices are the converter's; map them back by first use.
+    let mut index_of: BTreeMap<i32, i32> = BTreeMap::new();
+    for ((c, _, _, _), (gc, _, _, _)) in pairs.iter().zip(&got) {
+        assert_eq!(*index_of.entry(*c).or_insert(*gc), *gc);
+    }
+    let want: Vec<(i32, i32, f64, f64)> = pairs
+        .iter()
+        .map(|&(c, l, a, b)| (index_of[&c], l, a, b))
+        .collect();
+    assert_eq!(got, want);
+    assert!(got.iter().any(|g| g.1 == 80001) && got.iter().any(|g| g.1 == 1));
+    let left: usize = expect.values().map(Vec::len).sum();
+    assert!(left > 0);
+    assert_eq!(s.counts().open_states, left as u64);
+    assert_eq!(s.counts().unmatched, left as u64);
 }
 
 #[test]

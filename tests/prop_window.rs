@@ -258,9 +258,16 @@ proptest! {
             prop_assert_eq!(rows.info_offset.len(), rows.len() + 1);
             // Previews as columns: drawables, then one row per shadow whose
             // weights point back at it.
-            for depth in [1i32, 2, 40_000] {
+            for depth in [i32::MIN, -1, 0, 1, 2, 3, 40_000] {
                 let p = f.preview(t0, t1, slog2::read::rows::clamp_depth(depth)).unwrap();
                 let pr = f.preview_rows(t0, t1, depth).unwrap();
+                // Shadows read in place give exactly the columns of the
+                // decoded preview, with and without a cache.
+                let want = slog2::read::Rows::from(p.clone());
+                prop_assert_eq!(&pr, &want, "preview_rows depth {}", depth);
+                let mut pt = tiny.preview_rows(t0, t1, depth).unwrap();
+                pt.stats = want.stats;
+                prop_assert_eq!(&pt, &want, "preview_rows depth {} (tiny cache)", depth);
                 let nd = pr.len() - p.shadows.len();
                 prop_assert_eq!(from_rows(slog2::read::Rows::from_parts(&p.drawables, &[], p.stats).view()), p.drawables.clone());
                 for (k, s) in p.shadows.iter().enumerate() {
@@ -357,15 +364,17 @@ proptest! {
         let tiny = Slog2File::open(&path).unwrap();
         tiny.set_node_cache_limit(16 * 600);
         let files = [&f, &nocache, &tiny];
-        // Every file three times: nodes decoded whole when they enter (the
+        // Every file four times: nodes held as rows when they enter (the
         // default); record by record through the tables (exact decoded
-        // bytes); small nodes whole and the rest by record, with the rows
-        // compacted on almost every forward move.
-        let files = [files[0], files[1], files[2], files[0], files[1], files[2], files[0], files[1], files[2]];
+        // bytes); small nodes as rows and the rest by record, with the rows
+        // compacted on almost every forward move; nodes as rows merged and
+        // decoded two records at a time.
+        let files = [files[0], files[1], files[2], files[0], files[1], files[2], files[0], files[1], files[2], files[0], files[1], files[2]];
         let mut cursors: Vec<slog2::read::WindowCursor> = (0..files.len()).map(|i| {
             let mut c = slog2::read::WindowCursor::new();
             if (3..6).contains(&i) { c.set_whole_node_bytes(0); }
-            if i >= 6 { c.set_whole_node_bytes(leaf as usize / 2); c.set_slide_rows(4); }
+            if (6..9).contains(&i) { c.set_whole_node_bytes(leaf as usize / 2); c.set_slide_rows(4); }
+            if i >= 9 { c.set_chunk(2); }
             c
         }).collect();
         let (mut t0, mut t1) = (start.0 as f64 / 64.0 - 1.0, (start.0 + start.1) as f64 / 64.0 - 1.0);
@@ -412,4 +421,41 @@ proptest! {
         let rows = cur.move_to(&tiny, t0, t1).unwrap();
         prop_assert_eq!(multiset(&from_rows(rows)), multiset(&oracle_window(&f, t0, t1)));
     }
+}
+
+/// Forward scrolls compact the cursor's rows about once per `slide_rows`
+/// rows scrolled past, not on every move (columns that grew to just fit the
+/// live rows once made every move copy them all).
+#[test]
+fn cursor_scrolls_compact_rarely() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.slog2");
+    let mut w = Slog2Writer::create(&path, WriterOptions::default()).unwrap();
+    for c in slog2::synth::categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in slog2::synth::Synthetic::new(60_000, 16, 3) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+    let f = Slog2File::open(&path).unwrap();
+    let tb = f.total_time();
+    // ~1,000 rows a window, a quarter window a move, 160 moves.
+    let width = (tb.end - tb.start) / 60.0;
+    let mut cur = slog2::read::WindowCursor::new();
+    let mut t0 = tb.start;
+    let mut rows_seen = 0;
+    for _ in 0..160 {
+        let rows = cur.move_to(&f, t0, t0 + width).unwrap();
+        rows_seen += rows.len();
+        t0 += width / 4.0;
+    }
+    assert!(rows_seen / 160 > 500, "windows of {} rows", rows_seen / 160);
+    // 160 moves of ~250 rows: ~40,000 rows past, a compaction per ~2,048
+    // dead rows (the default), not one per move.
+    assert!(
+        cur.compactions() <= 30,
+        "{} compactions in 160 moves",
+        cur.compactions()
+    );
 }

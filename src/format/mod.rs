@@ -214,22 +214,33 @@ pub fn put_i32(out: &mut Vec<u8>, v: i32) {
 pub fn put_i64(out: &mut Vec<u8>, v: i64) {
     out.extend_from_slice(&v.to_be_bytes());
 }
-pub fn put_f32(out: &mut Vec<u8>, v: f32) {
-    // Java writes NaN canonically.
-    let v = if v.is_nan() {
-        f32::from_bits(0x7fc0_0000)
-    } else {
-        v
-    };
-    out.extend_from_slice(&v.to_be_bytes());
-}
-pub fn put_f64(out: &mut Vec<u8>, v: f64) {
-    let v = if v.is_nan() {
+/// `v` big-endian, NaN canonical as Java writes it.
+#[inline(always)]
+fn f64_bytes(v: f64) -> [u8; 8] {
+    if v.is_nan() {
         f64::from_bits(0x7ff8_0000_0000_0000)
     } else {
         v
-    };
-    out.extend_from_slice(&v.to_be_bytes());
+    }
+    .to_be_bytes()
+}
+
+/// `v` big-endian, NaN canonical as Java writes it.
+#[inline(always)]
+fn f32_bytes(v: f32) -> [u8; 4] {
+    if v.is_nan() {
+        f32::from_bits(0x7fc0_0000)
+    } else {
+        v
+    }
+    .to_be_bytes()
+}
+
+pub fn put_f32(out: &mut Vec<u8>, v: f32) {
+    out.extend_from_slice(&f32_bytes(v));
+}
+pub fn put_f64(out: &mut Vec<u8>, v: f64) {
+    out.extend_from_slice(&f64_bytes(v));
 }
 /// Java-style string. Callers guarantee `s.len() <= 32767` (checked by `check_len`).
 pub fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -655,21 +666,26 @@ pub fn decode_treedir(block: &[u8], base: u64) -> Result<Vec<DirEntry>> {
 // ---------------------------------------------------------------------------
 // Drawables and shadows inside node blocks (§7)
 
+#[inline(always)]
 pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
     // States, arrows and events with short info (nearly all) in one copy.
-    let (ni, nv) = (p.info.len(), p.vertices.len());
-    if (ni == 0 || ni == 8) && nv <= 2 {
-        // Fixed-size copies only (no `memcpy` calls): no info or two
-        // 4-byte values (the MPE labels), and the record written whole.
-        let mut r = [0u8; 48];
+    let (info, vs) = (p.info.as_slice(), p.vertices.as_slice());
+    let (ni, nv) = (info.len(), vs.len());
+    if (ni == 0 || ni == 8 || ni == 32) && nv <= 2 {
+        // Fixed-size copies only (no `memcpy` calls): no info, two 4-byte
+        // values (the MPE message labels) or an MPE cargo of 32 bytes, and
+        // the record written whole.
+        let mut r = [0u8; 72];
         r[0..4].copy_from_slice(&p.category.to_be_bytes());
         r[4..6].copy_from_slice(&(ni as i16).to_be_bytes());
         if ni == 8 {
-            r[6..14].copy_from_slice(&p.info[..8]);
+            r[6..14].copy_from_slice(&info[..8]);
+        } else if ni == 32 {
+            r[6..38].copy_from_slice(&info[..32]);
         }
         let at = 6 + ni;
         r[at..at + 2].copy_from_slice(&(nv as i16).to_be_bytes());
-        for (k, v) in p.vertices.iter().enumerate() {
+        for (k, v) in vs.iter().enumerate() {
             let o = at + 2 + 12 * k;
             let t = if v.time.is_nan() {
                 f64::from_bits(0x7ff8_0000_0000_0000)
@@ -694,6 +710,7 @@ pub fn encode_primitive(out: &mut Vec<u8>, p: &Primitive) {
     }
 }
 
+#[inline(always)]
 pub fn encode_drawable(out: &mut Vec<u8>, d: &Drawable) {
     match d {
         Drawable::Primitive(p) => {
@@ -823,6 +840,40 @@ pub fn decode_drawable(d: &mut Decoder) -> Result<Drawable> {
 }
 
 pub fn encode_shadow(out: &mut Vec<u8>, s: &Shadow) {
+    let nv = s.vertices.len();
+    if nv > 2 {
+        return encode_shadow_any(out, s);
+    }
+    // Every state, arrow and event shadow: the fixed part in one copy, then
+    // one per weight (no capacity check per field).
+    let mut r = [0u8; 60];
+    r[0..4].copy_from_slice(&s.category.to_be_bytes());
+    r[6..8].copy_from_slice(&(nv as i16).to_be_bytes());
+    for (k, v) in s.vertices.iter().enumerate() {
+        let o = 8 + 12 * k;
+        r[o..o + 8].copy_from_slice(&f64_bytes(v.time));
+        r[o + 8..o + 12].copy_from_slice(&v.line.to_be_bytes());
+    }
+    let at = 8 + 12 * nv;
+    r[at..at + 8].copy_from_slice(&f64_bytes(s.time_box.start));
+    r[at + 8..at + 16].copy_from_slice(&f64_bytes(s.time_box.end));
+    r[at + 16..at + 24].copy_from_slice(&s.num_real.to_be_bytes());
+    r[at + 24..at + 28].copy_from_slice(&(s.weights.len() as i32).to_be_bytes());
+    let len = out.len();
+    out.extend_from_slice(&r);
+    out.truncate(len + at + 28);
+    for w in &s.weights {
+        let mut b = [0u8; 20];
+        b[0..4].copy_from_slice(&w.category.to_be_bytes());
+        b[4..8].copy_from_slice(&f32_bytes(w.incl));
+        b[8..12].copy_from_slice(&f32_bytes(w.excl));
+        b[12..20].copy_from_slice(&w.count.to_be_bytes());
+        out.extend_from_slice(&b);
+    }
+}
+
+/// [`encode_shadow`] field by field, for any number of vertices.
+fn encode_shadow_any(out: &mut Vec<u8>, s: &Shadow) {
     put_i32(out, s.category);
     put_i16(out, 0);
     put_i16(out, s.vertices.len() as i16);
@@ -843,6 +894,58 @@ pub fn encode_shadow(out: &mut Vec<u8>, s: &Shadow) {
 }
 
 pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
+    decode_shadow_ref(d).map(|s| s.to_shadow())
+}
+
+/// A shadow record read in place (spec §7.5): its fixed fields decoded and
+/// checked, its vertices (12 bytes each) and weights (20 bytes each) left
+/// as slices of the block. Previews turn these into rows without building
+/// a [`Shadow`] (vectors of vertices and weights) per record.
+#[derive(Debug, Clone, Copy)]
+pub struct ShadowRef<'a> {
+    pub category: i32,
+    pub time_box: TimeBox,
+    pub num_real: i64,
+    vertices: &'a [u8],
+    weights: &'a [u8],
+}
+
+impl<'a> ShadowRef<'a> {
+    pub fn vertices(&self) -> impl ExactSizeIterator<Item = Vertex> + 'a {
+        self.vertices.chunks_exact(12).map(|v| Vertex {
+            time: be_f64(v, 0),
+            line: be_i32(v, 8),
+        })
+    }
+
+    /// Line IDs of the first and of the last vertex (there is at least one).
+    pub fn lines(&self) -> (i32, i32) {
+        let n = self.vertices.len();
+        (be_i32(self.vertices, 8), be_i32(self.vertices, n - 4))
+    }
+
+    pub fn weights(&self) -> impl ExactSizeIterator<Item = Weight> + 'a {
+        self.weights.chunks_exact(20).map(|w| Weight {
+            category: be_i32(w, 0),
+            incl: f32::from_be_bytes([w[4], w[5], w[6], w[7]]),
+            excl: f32::from_be_bytes([w[8], w[9], w[10], w[11]]),
+            count: be_i64(w, 12),
+        })
+    }
+
+    pub fn to_shadow(&self) -> Shadow {
+        Shadow {
+            category: self.category,
+            vertices: self.vertices().collect(),
+            time_box: self.time_box,
+            num_real: self.num_real,
+            weights: self.weights().collect(),
+        }
+    }
+}
+
+/// Read one shadow record in place; the checks of [`decode_shadow`].
+pub fn decode_shadow_ref<'a>(d: &mut Decoder<'a>) -> Result<ShadowRef<'a>> {
     let at = d.offset();
     let category = d.i32()?;
     let ilen = d.i16()?;
@@ -850,12 +953,7 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
         d.skip(ilen as usize)?;
     }
     let nv = vertex_count(d, "shadow", "shadow")?;
-    let mut vertices = Vertices::with_capacity(nv);
-    for _ in 0..nv {
-        let time = d.f64()?;
-        let line = d.i32()?;
-        vertices.push(Vertex { time, line });
-    }
+    let vertices = d.bytes(nv * 12)?;
     let start = d.f64()?;
     let end = d.f64()?;
     let num_real = d.i64()?;
@@ -867,18 +965,10 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
             format!("shadow with num_real {num_real} and {nw} weights (both must be >= 1)"),
         ));
     }
-    let mut weights = Weights::with_capacity(nw);
-    let mut sum = 0i64;
-    for _ in 0..nw {
-        let w = Weight {
-            category: d.i32()?,
-            incl: d.f32()?,
-            excl: d.f32()?,
-            count: d.i64()?,
-        };
-        sum = sum.wrapping_add(w.count);
-        weights.push(w);
-    }
+    let weights = d.bytes(nw * 20)?;
+    let sum = weights
+        .chunks_exact(20)
+        .fold(0i64, |sum, w| sum.wrapping_add(be_i64(w, 12)));
     if sum != num_real {
         return Err(Error::malformed(
             "shadow",
@@ -886,13 +976,37 @@ pub fn decode_shadow(d: &mut Decoder) -> Result<Shadow> {
             format!("weight counts sum to {sum}, num_real is {num_real}"),
         ));
     }
-    Ok(Shadow {
+    Ok(ShadowRef {
         category,
-        vertices,
         time_box: TimeBox::new(start, end),
         num_real,
+        vertices,
         weights,
     })
+}
+
+/// Walk the stub list that ends a node block (at `stubs_at`) with the
+/// checks of [`decode_stubs`], handing each shadow in place to `f` with
+/// its child's entry (nestless shadows of a stub, then its nestable ones).
+pub fn visit_stub_shadows<'a>(
+    block: &'a [u8],
+    base: u64,
+    stubs_at: usize,
+    mut f: impl FnMut(&DirEntry, ShadowRef<'a>),
+) -> Result<()> {
+    let mut d = stub_decoder(block, base, stubs_at)?;
+    let ns = d.count(STUB_OVERHEAD)?;
+    for _ in 0..ns {
+        let entry = decode_entry_header(&mut d)?;
+        for _list in 0..2 {
+            let n = d.count(36)?;
+            for _ in 0..n {
+                f(&entry, decode_shadow_ref(&mut d)?);
+            }
+        }
+    }
+    d.set_what("tree node");
+    d.expect_end()
 }
 
 /// A child stub as stored in its parent: the child's entry plus its shadows.
@@ -1127,6 +1241,12 @@ fn be_i16(b: &[u8], at: usize) -> i16 {
 #[inline(always)]
 fn be_i32(b: &[u8], at: usize) -> i32 {
     i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+#[inline(always)]
+fn be_i64(b: &[u8], at: usize) -> i64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    i64::from_be_bytes(a)
 }
 #[inline(always)]
 fn be_f64(b: &[u8], at: usize) -> f64 {
@@ -1395,9 +1515,9 @@ impl RecordWalk {
     }
 }
 
-/// Decode the child stubs of a node block, starting at the stub count
-/// (`stubs_at` of [`scan_node`]); checks that the block ends with them.
-pub fn decode_stubs(block: &[u8], base: u64, stubs_at: usize) -> Result<Vec<Stub>> {
+/// A decoder over the stub list of a node block, from the stub count at
+/// `stubs_at`.
+fn stub_decoder(block: &[u8], base: u64, stubs_at: usize) -> Result<Decoder<'_>> {
     let rest = block.get(stubs_at..).ok_or_else(|| {
         Error::malformed(
             "tree node",
@@ -1405,7 +1525,13 @@ pub fn decode_stubs(block: &[u8], base: u64, stubs_at: usize) -> Result<Vec<Stub
             "stub offset beyond the block".to_string(),
         )
     })?;
-    let mut d = Decoder::new(rest, base + stubs_at as u64, "child stub");
+    Ok(Decoder::new(rest, base + stubs_at as u64, "child stub"))
+}
+
+/// Decode the child stubs of a node block, starting at the stub count
+/// (`stubs_at` of [`scan_node`]); checks that the block ends with them.
+pub fn decode_stubs(block: &[u8], base: u64, stubs_at: usize) -> Result<Vec<Stub>> {
+    let mut d = stub_decoder(block, base, stubs_at)?;
     decode_stub_list(&mut d)
 }
 

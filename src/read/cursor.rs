@@ -25,15 +25,19 @@
 //!   prefix (the few long rows in it that stay are moved up to the rest)
 //!   and appends the entering rows: no kept row is copied. The dead rows
 //!   before the head are reclaimed by one copy of the live rows once they
-//!   outnumber both the live rows and 16,384 (rows) / 1 MiB (info bytes),
+//!   outnumber both the live rows and 2,048 (rows) / 1 MiB (info bytes),
 //!   and before the columns would have to grow (growing would copy the dead
 //!   rows too); the columns hold about twice the live rows beyond that.
+//!   (Small on purpose: columns of 16,384 dead rows, ~1.3 MB, were fresh
+//!   pages faulted in by the first ~70 scrolls after a jump — 5–11 µs
+//!   moves instead of 2.5; a copy of ~750 live rows every ~8 moves costs
+//!   less.)
 //!   Other moves (backwards, zooms) merge the kept rows with the entering
 //!   ones into a new buffer.
 //! * **Nodes decoded once, in drawing order.** A node that enters the
 //!   window during a move gets its record keys walked (one pass over its
-//!   block, as for a table) and its two lists merged into drawing order;
-//!   its records are then decoded into rows in that order, a chunk of
+//!   block, as for a table); its two lists are then merged into drawing
+//!   order and its records decoded into rows in that order, a chunk of
 //!   1,024 records (or as many as the window needs) at a time, as the
 //!   window reaches them, and kept while the node intersects the window,
 //!   like the reference viewer's loaded nodes. So a forward scroll's
@@ -101,7 +105,7 @@ const WHOLE_NODE_BYTES: usize = 256 << 10;
 const WHOLE_BUDGET: usize = 16 << 20;
 /// Dead rows / info bytes before the head that trigger a compaction (when
 /// they also outnumber the live ones).
-const SLIDE_ROWS: usize = 16 << 10;
+const SLIDE_ROWS: usize = 2 << 10;
 const SLIDE_INFO: usize = 1 << 20;
 /// Records of a held node decoded at a time.
 const CHUNK: usize = 1024;
@@ -140,7 +144,10 @@ pub struct WindowCursor {
     /// Rows staying in a dropped prefix, with their info span.
     stay: Vec<(u32, u32, u32)>,
     whole_node_bytes: usize,
+    chunk: usize,
     slide_rows: usize,
+    /// Compactions of the rows so far (for tests).
+    compactions: u64,
     /// `held` is every node of the window, and until the window's end
     /// reaches `next_start` or its start passes `min_end`, a later window
     /// has the same nodes.
@@ -156,8 +163,8 @@ struct OnScreen {
     /// Decoded nodes: the first record starting after this time (the
     /// window's end at the last move), so a forward scroll starts there.
     hint: Hint,
-    /// Table-held nodes: no record starts between the last window's end
-    /// and this time, so a forward move that stays before it takes none.
+    /// No record starts between the last window's end and this time, so a
+    /// forward move that stays before it takes none (`-inf`: unknown).
     next: f64,
 }
 
@@ -194,23 +201,33 @@ type RunRows<'a> = (RowsRef<'a>, &'a [u32]);
 
 /// The records of one node, its two lists merged into drawing order, and
 /// the rows of the first ones: a forward scroll needs them in that order, so
-/// they are decoded in chunks of [`CHUNK`] records (or more) as the window
-/// reaches them (a node's first chunk on entering, the next ones on later
-/// moves), not all at once on entering.
+/// they are merged and decoded in chunks of [`CHUNK`] records (or more) as
+/// the window reaches them (a node's first chunk on entering, the next ones
+/// on later moves), not all at once on entering. (Merging a 64 KiB leaf's
+/// two lists whole took ~28 µs of the ~77 µs of the move it entered with.)
 struct NodeRows {
     pos: u32,
-    /// Keys of the records, in drawing order.
+    /// The node's two lists (nestless, nestable), each in drawing order.
+    lists: [Vec<RecordKey>; 2],
+    /// The first record of each list not merged yet, and the earliest of
+    /// their starts (`+inf` once all are merged).
+    next: [usize; 2],
+    unmerged_start: f64,
+    /// Keys of the records merged so far, in drawing order: every record
+    /// starting by `rec_start.last()`.
     keys: Vec<RecordKey>,
     /// Rows of the first `first_row.len() - 1` records.
     rows: Rows,
     /// Row where record `i` begins.
     first_row: Vec<u32>,
-    /// Start of each record.
+    /// Start of each merged record.
     rec_start: Vec<f64>,
-    /// Running maximum of record ends.
+    /// Running maximum of merged record ends.
     max_end: Vec<f64>,
     /// The block's length (what the budget counts).
     block_bytes: usize,
+    /// Records merged and decoded at a time, at least.
+    chunk: usize,
 }
 
 impl Default for WindowCursor {
@@ -235,7 +252,9 @@ impl Default for WindowCursor {
             ent: Rows::default(),
             stay: Vec::new(),
             whole_node_bytes: WHOLE_NODE_BYTES,
+            chunk: CHUNK,
             slide_rows: SLIDE_ROWS,
+            compactions: 0,
             complete: false,
             next_start: f64::NEG_INFINITY,
             min_end: f64::INFINITY,
@@ -272,10 +291,27 @@ impl WindowCursor {
     }
 
     /// Compact the rows once this many dead rows precede the live ones
-    /// (default 16,384; for tests of the compaction).
+    /// (default 2,048; for tests of the compaction).
     #[doc(hidden)]
     pub fn set_slide_rows(&mut self, rows: usize) {
         self.slide_rows = rows;
+    }
+
+    /// How many times the live rows were moved to the front of the columns
+    /// (for tests: about once per `slide_rows` rows scrolled past).
+    #[doc(hidden)]
+    pub fn compactions(&self) -> u64 {
+        self.compactions
+    }
+
+    /// Merge and decode the records of nodes held as rows this many at a
+    /// time, at least (default 1,024; for tests of the chunks). The cursor
+    /// forgets its window.
+    #[doc(hidden)]
+    pub fn set_chunk(&mut self, records: usize) {
+        self.chunk = records;
+        self.held.clear();
+        self.window = None;
     }
 
     /// The current window, if a move succeeded.
@@ -348,7 +384,13 @@ impl WindowCursor {
                     }
                     None => OnScreen {
                         pos,
-                        node: take_node(f, pos, self.whole_node_bytes, budget, &mut stats)?,
+                        node: take_node(
+                            f,
+                            pos,
+                            (self.whole_node_bytes, self.chunk),
+                            budget,
+                            &mut stats,
+                        )?,
                         hint: None,
                         next: f64::NEG_INFINITY,
                     },
@@ -376,6 +418,16 @@ impl WindowCursor {
                     h.next = t.next_start_after(w.end);
                 }
                 Held::Rows(r) => {
+                    if forward && w.end < h.next {
+                        // Nothing enters; the first record after the new
+                        // end is the one after the old end.
+                        if let Some((e, i)) = h.hint {
+                            if e == old.end {
+                                h.hint = Some((w.end, i));
+                            }
+                        }
+                        continue;
+                    }
                     let a = self.left_bounds.len();
                     let (hint, right) = r.entering(
                         f,
@@ -387,6 +439,10 @@ impl WindowCursor {
                         &mut stats,
                     )?;
                     h.hint = hint;
+                    h.next = match hint {
+                        Some((e, i)) if e == w.end => r.start_of(i as usize),
+                        _ => f64::NEG_INFINITY,
+                    };
                     if self.left_bounds.len() > a {
                         // (This node's left records: its bounds end where
                         // the next node's begin.)
@@ -457,13 +513,15 @@ impl WindowCursor {
                     i + (rows.info_offset[z] - rows.info_offset[a]) as usize,
                 )
             });
-            slide(
+            if slide(
                 &mut self.buf,
                 &mut self.head,
                 &mut self.info_head,
                 self.slide_rows,
                 incoming,
-            );
+            ) {
+                self.compactions += 1;
+            }
             let (h, ih) = (self.head, self.info_head);
             merge_runs(&srcs, &mut self.buf, h, ih);
         } else {
@@ -537,13 +595,13 @@ impl WindowCursor {
 fn take_node(
     f: &Slog2File,
     pos: u32,
-    whole_bytes: usize,
+    (whole_bytes, chunk): (usize, usize),
     budget: usize,
     stats: &mut QueryStats,
 ) -> Result<Held> {
     let len = f.block(pos)?.0.len();
     if len <= whole_bytes && len <= budget {
-        if let Some(r) = NodeRows::new(f, pos, stats)? {
+        if let Some(r) = NodeRows::new(f, pos, chunk, stats)? {
             return Ok(Held::Rows(Box::new(r)));
         }
     }
@@ -551,13 +609,15 @@ fn take_node(
 }
 
 impl NodeRows {
-    /// Decode every record of node `pos` and merge its two lists into one
-    /// run in drawing order; `None` if a list is not in drawing order or a
-    /// record's box is not finite (the cursor then uses the node's table).
-    /// The keys of node `pos` merged into drawing order (no record
-    /// decoded yet); `None` if a list is not in drawing order or a record's
-    /// box is not finite (the cursor then uses the node's table).
-    fn new(f: &Slog2File, pos: u32, stats: &mut QueryStats) -> Result<Option<NodeRows>> {
+    /// Node `pos` with its record keys walked, nothing merged or decoded
+    /// yet; `None` if a list is not in drawing order or a record's box is
+    /// not finite (the cursor then uses the node's table).
+    fn new(
+        f: &Slog2File,
+        pos: u32,
+        chunk: usize,
+        stats: &mut QueryStats,
+    ) -> Result<Option<NodeRows>> {
         // The node's record keys (its table, without the shared cache).
         let (block, base) = f.block(pos)?;
         if let Some(m) = f.map() {
@@ -568,43 +628,23 @@ impl NodeRows {
         let layout = format::scan_node(block, base)?;
         stats.bytes_indexed += block.len() as u64;
         f.note_touched(block.len() as u64);
-        let lists = [&layout.nestless[..], &layout.nestable[..]];
-        let mut dk: [Vec<DrawingKey>; 2] = [Vec::new(), Vec::new()];
-        for (list, out) in lists.iter().zip(dk.iter_mut()) {
-            out.reserve(list.len());
+        for list in [&layout.nestless, &layout.nestable] {
+            let mut prev: Option<DrawingKey> = None;
             for k in list.iter() {
                 let d = drawing_key(k);
-                if !k.start.is_finite() || !k.end.is_finite() || out.last().is_some_and(|p| *p > d)
-                {
+                if !k.start.is_finite() || !k.end.is_finite() || prev.is_some_and(|p| p > d) {
                     return Ok(None);
                 }
-                out.push(d);
+                prev = Some(d);
             }
         }
-        // The two lists merged (ties: nestless first).
-        let n = lists[0].len() + lists[1].len();
-        let mut keys = Vec::with_capacity(n);
-        let mut rec_start = Vec::with_capacity(n);
-        let mut max_end = Vec::with_capacity(n);
-        let (mut a, mut b) = (0, 0);
-        let (na, nb) = (dk[0].len(), dk[1].len());
-        let mut m = f64::NEG_INFINITY;
-        while a < na || b < nb {
-            let k = if b == nb || (a < na && dk[0][a] <= dk[1][b]) {
-                a += 1;
-                lists[0][a - 1]
-            } else {
-                b += 1;
-                lists[1][b - 1]
-            };
-            rec_start.push(k.start);
-            m = m.max(k.end);
-            max_end.push(m);
-            keys.push(k);
-        }
+        let n = layout.nestless.len() + layout.nestable.len();
         Ok(Some(NodeRows {
             pos,
-            keys,
+            lists: [layout.nestless, layout.nestable],
+            next: [0, 0],
+            unmerged_start: f64::NEG_INFINITY,
+            keys: Vec::with_capacity(n),
             // (Room for every record: a chunk never reallocates.)
             rows: Rows::with_capacity(n),
             first_row: {
@@ -612,20 +652,70 @@ impl NodeRows {
                 v.push(0);
                 v
             },
-            rec_start,
-            max_end,
+            rec_start: Vec::with_capacity(n),
+            max_end: Vec::with_capacity(n),
             block_bytes: block.len(),
+            chunk: chunk.max(1),
         }))
     }
 
+    /// Merge the two lists (ties: nestless first) until at least `count`
+    /// records are merged and every record starting by `through` is.
+    fn merge(&mut self, count: usize, through: f64) {
+        let [l0, l1] = &self.lists;
+        let (mut a, mut b) = (self.next[0], self.next[1]);
+        let (na, nb) = (l0.len(), l1.len());
+        let mut m = self.max_end.last().copied().unwrap_or(f64::NEG_INFINITY);
+        let mut da = l0.get(a).map(drawing_key);
+        let mut db = l1.get(b).map(drawing_key);
+        while a < na || b < nb {
+            let first_a = match (da, db) {
+                (Some(x), Some(y)) => x <= y,
+                (x, _) => x.is_some(),
+            };
+            let k = if first_a { l0[a] } else { l1[b] };
+            if self.keys.len() >= count && k.start > through {
+                break;
+            }
+            if first_a {
+                a += 1;
+                da = l0.get(a).map(drawing_key);
+            } else {
+                b += 1;
+                db = l1.get(b).map(drawing_key);
+            }
+            self.rec_start.push(k.start);
+            m = m.max(k.end);
+            self.max_end.push(m);
+            self.keys.push(k);
+        }
+        self.next = [a, b];
+        self.unmerged_start = match (l0.get(a), l1.get(b)) {
+            (Some(x), Some(y)) => x.start.min(y.start),
+            (Some(x), None) | (None, Some(x)) => x.start,
+            (None, None) => f64::INFINITY,
+        };
+    }
+
+    /// The start of record `i` (merged or the next to merge; `+inf` past
+    /// the last).
+    fn start_of(&self, i: usize) -> f64 {
+        self.rec_start
+            .get(i)
+            .copied()
+            .unwrap_or(self.unmerged_start)
+    }
+
     /// Decode records up to `upto` (exclusive) if they are not yet: a chunk
-    /// of at least [`CHUNK`] records.
+    /// of at least `chunk` records (merged first as far as needed).
     fn decode_to(&mut self, f: &Slog2File, upto: usize, stats: &mut QueryStats) -> Result<()> {
         let done = self.first_row.len() - 1;
         if upto <= done {
             return Ok(());
         }
-        let upto = upto.max(done + CHUNK).min(self.keys.len());
+        let want = upto.max(done + self.chunk);
+        self.merge(want, f64::NEG_INFINITY);
+        let upto = want.min(self.keys.len());
         let (block, base) = f.block(self.pos)?;
         for k in &self.keys[done..upto] {
             stats.bytes_read += k.len as u64;
@@ -652,7 +742,11 @@ impl NodeRows {
         left_bounds: &mut Vec<u32>,
         stats: &mut QueryStats,
     ) -> Result<(Hint, Range<usize>)> {
-        // The records that may enter start by the new window's end.
+        // The records that may enter start by the new window's end: all
+        // merged (a merged record starts before every one that is not).
+        if self.unmerged_start <= new.end {
+            self.merge(0, new.end);
+        }
         let done = self.first_row.len() - 1;
         if self.rec_start.get(done).is_some_and(|&s| s <= new.end) {
             let upto = self.rec_start.partition_point(|&s| s <= new.end);
@@ -755,33 +849,41 @@ fn drop_prefix(
     let new_head = p - s;
     let info_p = ih + buf.info_offset[p] as usize;
     // Staying rows, last first, to the end of the prefix (each moves right
-    // or stays: no row is overwritten before it is read).
+    // or stays: no row is overwritten before it is read). Columns cut to
+    // the prefix, so one check of the two rows covers every column.
     let mut to_info = info_p;
+    let (kind, category) = (&mut buf.kind[..p], &mut buf.category[..p]);
+    let (start, end) = (&mut buf.start[..p], &mut buf.end[..p]);
+    let (time0, time1) = (&mut buf.time0[..p], &mut buf.time1[..p]);
+    let (line0, line1) = (&mut buf.line0[..p], &mut buf.line1[..p]);
+    let (num_real, parent) = (&mut buf.num_real[..p], &mut buf.parent[..p]);
+    let info_offset = &mut buf.info_offset[..p];
     for (k, &(from, i0, i1)) in stay.iter().enumerate().rev() {
         let (from, to) = (from as usize, new_head + k);
+        assert!(from < p && to < p, "staying rows lie in the prefix");
         let (i0, i1) = (ih + i0 as usize, ih + i1 as usize);
         if i1 > i0 {
             buf.info.copy_within(i0..i1, to_info - (i1 - i0));
         }
         to_info -= i1 - i0;
-        buf.kind[to] = buf.kind[from];
-        buf.category[to] = buf.category[from];
-        buf.start[to] = buf.start[from];
-        buf.end[to] = buf.end[from];
-        buf.time0[to] = buf.time0[from];
-        buf.time1[to] = buf.time1[from];
-        buf.line0[to] = buf.line0[from];
-        buf.line1[to] = buf.line1[from];
-        buf.num_real[to] = buf.num_real[from];
+        kind[to] = kind[from];
+        category[to] = category[from];
+        start[to] = start[from];
+        end[to] = end[from];
+        time0[to] = time0[from];
+        time1[to] = time1[from];
+        line0[to] = line0[from];
+        line1[to] = line1[from];
+        num_real[to] = num_real[from];
         // A member's composite moves by as much as the member.
-        let q = buf.parent[from];
-        buf.parent[to] = if q < 0 {
+        let q = parent[from];
+        parent[to] = if q < 0 {
             q
         } else {
             q - (from - h) as i32 + (k as i32)
         };
         // Start offset of row `to`, relative to the new info head (set below).
-        buf.info_offset[to] = to_info as u32;
+        info_offset[to] = to_info as u32;
     }
     let new_info_head = to_info;
     for o in &mut buf.info_offset[new_head..p] {
@@ -806,30 +908,38 @@ fn drop_prefix(
 /// the columns are full (so that growing them never copies dead rows), and
 /// grow them for ~2× the live rows beyond the compaction threshold (so they
 /// rarely fill up). Live `parent`/`info_offset` values count from the head
-/// already, so the rows are copied as they are.
+/// already, so the rows are copied as they are. Whether it compacted.
 fn slide(
     buf: &mut Rows,
     head: &mut usize,
     info_head: &mut usize,
     slide_rows: usize,
     (rows_in, info_in): (usize, usize),
-) {
+) -> bool {
     let (h, ih) = (*head, *info_head);
     let (live, live_info) = (buf.len() - h, buf.info.len() - ih);
     let full =
         buf.len() + rows_in > buf.kind.capacity() || buf.info.len() + info_in > buf.info.capacity();
-    if full || h > slide_rows.max(live) || ih > SLIDE_INFO.max(live_info) {
+    let compacted = full || h > slide_rows.max(live) || ih > SLIDE_INFO.max(live_info);
+    if compacted {
         compact(buf, head, info_head);
     }
-    let len = buf.len();
-    if len + rows_in > buf.kind.capacity() {
-        let want = slide_rows + 2 * (live + rows_in);
-        buf.reserve(want - len);
+    // Room for the live and entering rows and ~`slide_rows` dead ones
+    // beyond (grown when full, not only when the entering rows would not
+    // fit after the compaction: columns that just fit would be compacted,
+    // all live rows copied, on every move).
+    let (len, want) = (buf.len(), slide_rows + 2 * (live + rows_in));
+    if len + rows_in > buf.kind.capacity() || (full && want > buf.kind.capacity()) {
+        buf.reserve(want.max(len + rows_in) - len);
     }
-    if buf.info.len() + info_in > buf.info.capacity() {
-        buf.info
-            .reserve(SLIDE_INFO.min(slide_rows * 64) + 2 * (live_info + info_in));
+    let (ilen, iwant) = (
+        buf.info.len(),
+        SLIDE_INFO.min(slide_rows * 64) + 2 * (live_info + info_in),
+    );
+    if ilen + info_in > buf.info.capacity() || (full && iwant > buf.info.capacity()) {
+        buf.info.reserve(iwant.max(ilen + info_in) - ilen);
     }
+    compacted
 }
 
 /// Move the live rows to the front of the columns.
@@ -975,6 +1085,28 @@ fn clear(r: &mut Rows) {
 /// `info_head`; `parent` and info offsets are rebased on those.
 fn copy_rows(src: &RowsRef<'_>, a: usize, b: usize, dst: &mut Rows, head: usize, info_head: usize) {
     if a >= b {
+        return;
+    }
+    if b - a <= 8 && src.parent[a..b].iter().all(|&p| p < 0) {
+        // A few primitive rows (often one: a long state of an upper node
+        // between runs of a leaf): pushes, not a dozen short copies.
+        let base = (dst.info.len() - info_head) as u32;
+        let i0 = src.info_offset[a];
+        dst.info
+            .extend_from_slice(&src.info[i0 as usize..src.info_offset[b] as usize]);
+        for r in a..b {
+            dst.kind.push(src.kind[r]);
+            dst.category.push(src.category[r]);
+            dst.start.push(src.start[r]);
+            dst.end.push(src.end[r]);
+            dst.time0.push(src.time0[r]);
+            dst.time1.push(src.time1[r]);
+            dst.line0.push(src.line0[r]);
+            dst.line1.push(src.line1[r]);
+            dst.num_real.push(src.num_real[r]);
+            dst.parent.push(src.parent[r]);
+            dst.info_offset.push(base + (src.info_offset[r + 1] - i0));
+        }
         return;
     }
     let shift = (dst.len() - head) as i64 - a as i64;

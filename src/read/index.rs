@@ -184,19 +184,19 @@ struct List {
 
 impl List {
     fn new(keys: Vec<RecordKey>) -> List {
-        let sorted = keys.iter().all(|k| !k.start.is_nan() && !k.end.is_nan())
-            && keys.windows(2).all(|p| p[0].start <= p[1].start);
-        let max_end = if sorted {
-            let mut m = f64::NEG_INFINITY;
-            keys.iter()
-                .map(|k| {
-                    m = m.max(k.end);
-                    m
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        // One pass: whether the starts ascend (no NaN bound), and the
+        // running maximum of the ends (kept only if they do).
+        let mut max_end = Vec::with_capacity(keys.len());
+        let (mut sorted, mut prev, mut m) = (true, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for k in &keys {
+            sorted &= (k.start >= prev) & !k.end.is_nan();
+            prev = k.start;
+            m = m.max(k.end);
+            max_end.push(m);
+        }
+        if !sorted {
+            max_end = Vec::new();
+        }
         List { keys, max_end }
     }
 

@@ -662,6 +662,31 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
+        let mut shadows: Vec<Shadow> = Vec::new();
+        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
+        let drawables = hits
+            .iter()
+            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .collect::<Result<Vec<_>>>()?;
+        shadows.sort_by(|a, b| a.drawing_cmp(b));
+        Ok(Preview {
+            drawables,
+            shadows,
+            stats,
+        })
+    }
+
+    /// The node walk of a preview at `depth >= 1` ([`preview`](Self::preview)
+    /// says which nodes and shadows): returns the real drawables' hits in
+    /// drawing order and hands every shadow to show to `shadow`, in stub
+    /// order (the caller puts them in drawing order).
+    fn preview_walk<'a>(
+        &'a self,
+        w: TimeBox,
+        depth: i16,
+        stats: &mut QueryStats,
+        mut shadow: impl FnMut(format::ShadowRef<'a>),
+    ) -> Result<Vec<(u32, RecordKey)>> {
         let root = self.root();
         let just_root = depth > root.id.depth;
         let mut nodes: Vec<u32> = Vec::new();
@@ -673,9 +698,8 @@ impl Slog2File {
             self.dir_index.overlapping(w, depth, &mut nodes);
         }
         let mut hits: Vec<(u32, RecordKey)> = Vec::new();
-        let mut shadows: Vec<Shadow> = Vec::new();
         for pos in nodes {
-            let t = self.node_table(pos, &mut stats)?;
+            let t = self.node_table(pos, stats)?;
             stats.nodes_read += 1;
             for k in t.hits(w) {
                 stats.bytes_read += k.len as u64;
@@ -688,28 +712,14 @@ impl Slog2File {
             }
             let (block, base) = self.block(pos)?;
             stats.bytes_read += (block.len() - t.stubs_at.min(block.len())) as u64;
-            for stub in format::decode_stubs(block, base, t.stubs_at)? {
-                if stub.entry.id.depth >= depth {
-                    continue;
+            format::visit_stub_shadows(block, base, t.stubs_at, |child, s| {
+                if child.id.depth < depth && s.time_box.overlaps(&w) {
+                    shadow(s);
                 }
-                for s in stub.nestless.into_iter().chain(stub.nestable) {
-                    if s.time_box.overlaps(&w) {
-                        shadows.push(s);
-                    }
-                }
-            }
+            })?;
         }
         sort_hits(&mut hits);
-        let drawables = hits
-            .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
-            .collect::<Result<Vec<_>>>()?;
-        shadows.sort_by(|a, b| a.drawing_cmp(b));
-        Ok(Preview {
-            drawables,
-            shadows,
-            stats,
-        })
+        Ok(hits)
     }
 
     /// The info text of a drawable (the viewer's pop-up), see [`format_info`].
@@ -754,23 +764,29 @@ fn drawing_key(k: &RecordKey) -> DrawingKey {
 /// the index breaks no tie the first sort did not keep, so the result is the
 /// stable sort by the whole key.
 fn sort_hits(hits: &mut Vec<(u32, RecordKey)>) {
-    let mut order: Vec<(u64, u32)> = hits
-        .iter()
-        .enumerate()
-        .map(|(i, (_, k))| (total_order_bits(k.start), i as u32))
-        .collect();
-    order.sort_by_key(|e| e.0);
-    let mut i = 0;
-    while i < order.len() {
-        let s = order[i].0;
-        let j = i + order[i..].iter().take_while(|e| e.0 == s).count();
-        if j - i > 1 {
-            order[i..j].sort_by_key(|e| drawing_key(&hits[e.1 as usize].1));
-        }
-        i = j;
-    }
+    let order = drawing_permutation(hits.len(), |i| hits[i].1.start, |i| drawing_key(&hits[i].1));
     let sorted: Vec<(u32, RecordKey)> = order.iter().map(|e| hits[e.1 as usize]).collect();
     *hits = sorted;
+}
+
+/// The stable drawing order of `n` items as (start bits, item) pairs: by
+/// start first (16-byte pairs, cheap to move), then each run of equal
+/// starts by the whole drawing key `key(i)`.
+fn drawing_permutation(
+    n: usize,
+    start: impl Fn(usize) -> f64,
+    key: impl Fn(usize) -> DrawingKey,
+) -> Vec<(u64, u32)> {
+    let mut order: Vec<(u64, u32)> = (0..n)
+        .map(|i| (total_order_bits(start(i)), i as u32))
+        .collect();
+    order.sort_by_key(|e| e.0);
+    for run in order.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_by_key(|e| key(e.1 as usize));
+        }
+    }
+    order
 }
 
 fn key_cmp(a: &RecordKey, b: &RecordKey) -> std::cmp::Ordering {

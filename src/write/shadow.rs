@@ -96,7 +96,7 @@ struct PendingShadow {
     /// Per-category weights (set when sealed, then merged into).
     weights: Weights,
     /// Boxes of child shadows merged into a State key that has own primitives.
-    child_boxes: Vec<TimeBox>,
+    child_boxes: SmallVec<[TimeBox; 2]>,
     has_own_states: bool,
 }
 
@@ -120,9 +120,20 @@ pub(crate) struct ShadowBuf {
     // Scratch space for the exclusive ratios.
     order: Vec<u32>,
     starts: Vec<u32>,
-    excl: Vec<f64>,
-    sorted: Vec<(u128, u64)>,
-    stack: Vec<usize>,
+    next: Vec<u32>,
+    /// One key's own states (boxes, categories, exclusive times) by
+    /// position in insertion order, and their drawing order.
+    gbox: Vec<TimeBox>,
+    gcat: Vec<i32>,
+    gex: Vec<f64>,
+    sorted: Vec<(u64, u64, u64)>,
+    sums: Vec<(i32, f32)>,
+    stack: Vec<u32>,
+    /// (drawing key, slot) of each shadow, nestless and nestable, and
+    /// their drawing order.
+    keys: [Vec<(DrawingKey, u32)>; 2],
+    key_order: Vec<u32>,
+    key_scratch: super::SortScratch,
 }
 
 /// Slots of packed keys: an open-addressing table (linear probing, at most
@@ -213,8 +224,10 @@ impl PackedIndex {
 
 impl ShadowBuf {
     /// Fold one primitive stored in the node into its key's shadow.
+    #[inline(always)]
     pub fn add_primitive(&mut self, topology: Topology, p: &Primitive, tbox: TimeBox) {
-        let found = match packed_key(topology, &p.vertices) {
+        let vs = p.vertices.as_slice();
+        let found = match packed_key(topology, vs) {
             Some(k) => self.small.get_or_insert(k, self.slots.len() as u32),
             None => {
                 let key = ShadowKey::of_primitive(topology, p);
@@ -231,7 +244,7 @@ impl ShadowBuf {
             Some(i) => {
                 let s = &mut self.slots[i as usize];
                 let n = s.num_real as f64;
-                for (sv, pv) in s.vertices.iter_mut().zip(&p.vertices) {
+                for (sv, pv) in s.vertices.as_mut_slice().iter_mut().zip(vs) {
                     sv.time = (sv.time * n + pv.time) / (n + 1.0);
                 }
                 s.tbox = s.tbox.union(&tbox);
@@ -242,11 +255,11 @@ impl ShadowBuf {
                 let i = self.slots.len() as u32;
                 self.slots.push(PendingShadow {
                     topology,
-                    vertices: p.vertices.iter().copied().collect(),
+                    vertices: SmallVec::from_slice(vs),
                     tbox,
                     num_real: 1,
                     weights: SmallVec::new(),
-                    child_boxes: Vec::new(),
+                    child_boxes: SmallVec::new(),
                     has_own_states: topology == Topology::State,
                 });
                 i
@@ -304,11 +317,11 @@ impl ShadowBuf {
                     }
                     self.slots.push(PendingShadow {
                         topology,
-                        vertices: cs.vertices.iter().copied().collect(),
+                        vertices: SmallVec::from_slice(&cs.vertices),
                         tbox: cs.time_box,
                         num_real: cs.num_real,
-                        weights: cs.weights.iter().copied().collect(),
-                        child_boxes: Vec::new(),
+                        weights: SmallVec::from_slice(&cs.weights),
+                        child_boxes: SmallVec::new(),
                         has_own_states: false,
                     });
                 }
@@ -358,29 +371,39 @@ impl ShadowBuf {
     /// leave the buffer empty for the node's next use.
     pub fn finalize(&mut self, entry: crate::format::DirEntry) -> Stub {
         self.exclusive_ratios();
-        let mut nestless = Vec::new();
-        let mut nestable = Vec::new();
-        for mut s in self.slots.drain(..) {
-            s.weights
-                .sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
-            let shadow = Shadow {
-                category: s.topology.preview_index(),
-                vertices: s.vertices,
-                time_box: s.tbox,
-                num_real: s.num_real,
-                weights: s.weights,
-            };
-            if s.topology == Topology::State {
-                nestable.push(shadow);
-            } else {
-                nestless.push(shadow);
+        // Drawing order by sorting keys, not shadows (a shadow is ~200
+        // bytes); the slot index in each key keeps equal keys in insertion
+        // order, as the stable sort of the shadows did.
+        self.keys[0].clear();
+        self.keys[1].clear();
+        for (i, s) in self.slots.iter().enumerate() {
+            let first = s.vertices.first().map_or(0, |v| v.line);
+            let last = s.vertices.last().map_or(0, |v| v.line);
+            let key = DrawingKey::new(s.tbox, s.topology.preview_index(), first, last);
+            self.keys[(s.topology == Topology::State) as usize].push((key, i as u32));
+        }
+        let mut lists = [Vec::new(), Vec::new()];
+        for (c, list) in lists.iter_mut().enumerate() {
+            super::sort_drawing_keys(&self.keys[c], &mut self.key_order, &mut self.key_scratch);
+            list.reserve_exact(self.key_order.len());
+            for &i in &self.key_order {
+                let s = &mut self.slots[i as usize];
+                let mut weights = std::mem::take(&mut s.weights);
+                weights.sort_by(|a, b| a.incl.total_cmp(&b.incl).then(a.category.cmp(&b.category)));
+                list.push(Shadow {
+                    category: s.topology.preview_index(),
+                    vertices: std::mem::take(&mut s.vertices),
+                    time_box: s.tbox,
+                    num_real: s.num_real,
+                    weights,
+                });
             }
         }
+        let [nestless, nestable] = lists;
+        self.slots.clear();
         self.index.clear();
         self.small.clear();
         self.own.clear();
-        nestless.sort_by(Shadow::drawing_cmp);
-        nestable.sort_by(Shadow::drawing_cmp);
         Stub {
             entry,
             nestless,
@@ -402,76 +425,87 @@ impl ShadowBuf {
         for k in 0..nslots {
             self.starts[k + 1] += self.starts[k];
         }
+        self.next.clear();
+        self.next.extend_from_slice(&self.starts[..nslots]);
         self.order.clear();
         self.order.resize(self.own.len(), 0);
-        {
-            let mut next: SmallVec<[u32; 64]> = self.starts[..nslots].iter().copied().collect();
-            for (i, p) in self.own.iter().enumerate() {
-                let k = &mut next[p.slot as usize];
-                self.order[*k as usize] = i as u32;
-                *k += 1;
-            }
+        for (i, p) in self.own.iter().enumerate() {
+            let k = &mut self.next[p.slot as usize];
+            self.order[*k as usize] = i as u32;
+            *k += 1;
         }
-        self.excl.clear();
-        self.excl.resize(self.own.len(), 0.0);
         for k in 0..nslots {
-            let s = &mut self.slots[k];
-            if !s.has_own_states {
+            if !self.slots[k].has_own_states {
                 continue;
             }
             let group = &self.order[self.starts[k] as usize..self.starts[k + 1] as usize];
-            // Drawing order. The primitives of one key share their line IDs,
-            // so (start, end descending, category) decides, packed into two
-            // words; the index keeps equal keys in insertion order.
+            // The group's boxes and categories by position in the group
+            // (insertion order), and its drawing order. The primitives of one
+            // key share their line IDs, so (start, end descending, category)
+            // decides; the position keeps equal keys in insertion order.
+            let own = &self.own;
+            self.gbox.clear();
+            self.gbox
+                .extend(group.iter().map(|&i| own[i as usize].tbox));
+            self.gcat.clear();
+            self.gcat
+                .extend(group.iter().map(|&i| own[i as usize].category));
             self.sorted.clear();
-            self.sorted.extend(group.iter().map(|&i| {
-                let p = &self.own[i as usize];
-                (
-                    (total_order_bits(p.tbox.start) as u128) << 64
-                        | !total_order_bits(p.tbox.end) as u128,
-                    ((p.category as u32 ^ 0x8000_0000) as u64) << 32 | i as u64,
-                )
-            }));
+            self.sorted.extend(
+                self.gbox
+                    .iter()
+                    .zip(&self.gcat)
+                    .enumerate()
+                    .map(|(j, (b, &c))| {
+                        (
+                            total_order_bits(b.start),
+                            !total_order_bits(b.end),
+                            ((c as u32 ^ 0x8000_0000) as u64) << 32 | j as u64,
+                        )
+                    }),
+            );
             sort_adaptive(&mut self.sorted);
+            self.gex.clear();
+            self.gex.resize(group.len(), 0.0);
             self.stack.clear();
-            let mut prev: Option<(u128, u64)> = None;
-            for &(hi, lo) in &self.sorted {
-                let i = lo as u32 as usize;
+            let s = &mut self.slots[k];
+            let mut prev = None;
+            for &(start, end, cj) in &self.sorted {
                 // Exact duplicates (equal in drawing order) are left at 0, as
                 // the reference's sorted set drops them.
-                if prev == Some((hi, lo >> 32)) {
+                if prev == Some((start, end, cj >> 32)) {
                     continue;
                 }
-                prev = Some((hi, lo >> 32));
-                let b = self.own[i].tbox;
+                prev = Some((start, end, cj >> 32));
+                let j = cj as u32 as usize;
+                let b = self.gbox[j];
                 let mut x = b.duration();
                 for cb in s.child_boxes.iter().rev() {
                     if b.overlaps(cb) {
                         x -= b.end.min(cb.end) - b.start.max(cb.start);
                     }
                 }
-                self.excl[i] = x;
+                self.gex[j] = x;
                 while let Some(&top) = self.stack.last() {
-                    if self.own[top].tbox.contains(&b) {
-                        self.excl[top] -= x;
+                    if self.gbox[top as usize].contains(&b) {
+                        self.gex[top as usize] -= x;
                         break;
                     }
                     self.stack.pop();
                 }
-                self.stack.push(i);
+                self.stack.push(j as u32);
             }
             let dur = s.tbox.duration();
             // Per category, sum in insertion order in single precision, then add.
-            let mut sums: SmallVec<[(i32, f32); 8]> = SmallVec::new();
-            for &i in group {
-                let p = &self.own[i as usize];
-                let r = ratio(self.excl[i as usize], dur) as f32;
-                match sums.iter_mut().find(|(c, _)| *c == p.category) {
+            self.sums.clear();
+            for (&x, &c) in self.gex.iter().zip(&self.gcat) {
+                let r = ratio(x, dur) as f32;
+                match self.sums.iter_mut().find(|(sc, _)| *sc == c) {
                     Some((_, v)) => *v += r,
-                    None => sums.push((p.category, r)),
+                    None => self.sums.push((c, r)),
                 }
             }
-            for (c, v) in sums {
+            for &(c, v) in &self.sums {
                 if let Some(w) = s.weight_mut(c) {
                     w.excl += v;
                 }

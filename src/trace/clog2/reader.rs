@@ -632,13 +632,7 @@ impl<R: Read> Clog2Reader<R> {
         if pos + RECORD_HEADER_SIZE > bs {
             return Err(self.header_past_block());
         }
-        let h = &self.data()[pos..pos + RECORD_HEADER_SIZE];
-        let o = self.order;
-        let time = o.f64(h, 0);
-        let icomm = o.i32(h, 8);
-        let rank = o.i32(h, 12);
-        let thread = o.i32(h, 16);
-        let rt = o.i32(h, 20);
+        let (time, icomm, rank, thread, rt) = self.header_fields(pos);
         let body_at = pos + RECORD_HEADER_SIZE;
         let size = match body_size(rt) {
             Some(size) if body_at + size <= bs => size,
@@ -650,7 +644,11 @@ impl<R: Read> Clog2Reader<R> {
         self.record_bytes += (RECORD_HEADER_SIZE + size) as u64;
         match rt {
             rectype::ENDBLOCK => self.loaded = false,
-            rectype::ENDLOG => self.done = true,
+            rectype::ENDLOG => {
+                // (Not loaded either: the fast path tests one flag.)
+                self.done = true;
+                self.loaded = false;
+            }
             _ => {}
         }
         Ok(Some(Head {
@@ -670,7 +668,7 @@ impl<R: Read> Clog2Reader<R> {
     /// enough to inline, so the header stays in registers.
     #[inline(always)]
     pub fn next_head_fast(&mut self) -> Option<Head> {
-        if !self.loaded || self.done {
+        if !self.loaded {
             return None;
         }
         let bs = self.bs;
@@ -678,10 +676,7 @@ impl<R: Read> Clog2Reader<R> {
         if pos + RECORD_HEADER_SIZE > bs {
             return None;
         }
-        let o = self.order;
-        let d = self.data();
-        let h = &d[pos..pos + RECORD_HEADER_SIZE];
-        let rt = o.i32(h, 20);
+        let (time, icomm, rank, thread, rt) = self.header_fields(pos);
         let body_at = pos + RECORD_HEADER_SIZE;
         let size = body_size(rt)?;
         if body_at + size > bs {
@@ -689,10 +684,10 @@ impl<R: Read> Clog2Reader<R> {
         }
         let head = Head {
             offset: PREAMBLE_SIZE as u64 + self.block_index as u64 * bs as u64 + pos as u64,
-            time: o.f64(h, 0),
-            icomm: o.i32(h, 8),
-            rank: o.i32(h, 12),
-            thread: o.i32(h, 16),
+            time,
+            icomm,
+            rank,
+            thread,
             rectype: rt,
             body_at,
         };
@@ -701,7 +696,11 @@ impl<R: Read> Clog2Reader<R> {
         self.record_bytes += (RECORD_HEADER_SIZE + size) as u64;
         match rt {
             rectype::ENDBLOCK => self.loaded = false,
-            rectype::ENDLOG => self.done = true,
+            rectype::ENDLOG => {
+                // (Not loaded either: the fast path tests one flag.)
+                self.done = true;
+                self.loaded = false;
+            }
             _ => {}
         }
         Some(head)
@@ -740,6 +739,51 @@ impl<R: Read> Clog2Reader<R> {
     #[inline(always)]
     pub fn body_i32(&self, h: &Head, at: usize) -> i32 {
         self.order.i32(self.data(), h.body_at + at)
+    }
+
+    /// Time, communicator, rank, thread and record type of the record
+    /// header at `pos` of the current block (which holds it whole), with
+    /// one byte-order test.
+    #[inline(always)]
+    fn header_fields(&self, pos: usize) -> (f64, i32, i32, i32, i32) {
+        let h: [u8; RECORD_HEADER_SIZE] = arr(self.data(), pos);
+        let t: [u8; 8] = [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]];
+        let w = |k: usize| [h[k], h[k + 1], h[k + 2], h[k + 3]];
+        if self.order.0 {
+            (
+                f64::from_be_bytes(t),
+                i32::from_be_bytes(w(8)),
+                i32::from_be_bytes(w(12)),
+                i32::from_be_bytes(w(16)),
+                i32::from_be_bytes(w(20)),
+            )
+        } else {
+            (
+                f64::from_le_bytes(t),
+                i32::from_le_bytes(w(8)),
+                i32::from_le_bytes(w(12)),
+                i32::from_le_bytes(w(16)),
+                i32::from_le_bytes(w(20)),
+            )
+        }
+    }
+
+    /// The first `N` 32-bit integers of the body of `h` (the last record
+    /// read), with one bounds check and one byte-order test.
+    #[inline(always)]
+    pub fn body_i32s<const N: usize>(&self, h: &Head) -> [i32; N] {
+        let b = &self.data()[h.body_at..h.body_at + 4 * N];
+        let mut out = [0i32; N];
+        let be = self.order.0;
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            let a = [c[0], c[1], c[2], c[3]];
+            *o = if be {
+                i32::from_be_bytes(a)
+            } else {
+                i32::from_le_bytes(a)
+            };
+        }
+        out
     }
 
     /// `N` raw bytes at `at` in the body of `h` (the last record read).
