@@ -3,8 +3,8 @@
 //! Run: `cargo bench --bench tree`. Numbers and machine notes: BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use slog2::synth::{categories, Synthetic};
 use slog2::{Slog2File, Slog2Writer, WriterOptions};
+use slog2_dev::synth::{categories, Synthetic};
 
 fn write_file(path: &std::path::Path, n: u64) {
     let mut w = Slog2Writer::create(path, WriterOptions::default()).unwrap();
@@ -57,8 +57,8 @@ fn bench_window_rows(c: &mut Criterion) {
         let path = dir.path().join(format!("r{n}.slog2"));
         write_file(&path, n);
         let f = Slog2File::open(&path).unwrap();
-        let width = slog2::bench::calibrate_width(&f, 1000, 1).unwrap();
-        let plan = slog2::bench::plan(&f, width, 256, 256, 1);
+        let width = slog2_dev::bench::calibrate_width(&f, 1000, 1).unwrap();
+        let plan = slog2_dev::bench::plan(&f, width, 256, 256, 1);
         let (jumps, scrolls) = plan.split_at(256);
         for (name, windows, cache) in [
             ("jump", jumps, slog2::read::DEFAULT_CACHE_BYTES),

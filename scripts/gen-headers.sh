@@ -12,8 +12,8 @@ if [ "$have" != "$want" ]; then
   exit 1
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cbindgen --quiet --config cbindgen-trace.toml --crate slog2 --output "$tmp/trace_API.h" .
-cbindgen --quiet --config cbindgen-slog2.toml --crate slog2 --output "$tmp/slog2.h" .
+cbindgen --quiet --config cbindgen-trace.toml --crate slog2-capi --output "$tmp/trace_API.h" capi
+cbindgen --quiet --config cbindgen-slog2.toml --crate slog2-capi --output "$tmp/slog2.h" capi
 if [ "${1:-}" = "--check" ]; then
   status=0
   for h in trace_API.h slog2.h; do

@@ -2,8 +2,13 @@
 //!
 //! Every variant that comes from bytes on disk carries the byte offset where the
 //! problem was found, and every variant that comes from a text trace carries the
-//! file, line and column, so a user can open the file at the right place. The C
-//! ABI maps each variant to a stable integer code (`Error::code`).
+//! file, line and column, so a user can open the file at the right place.
+//!
+//! [`ErrorKind`] is the one classification of failures that every binding
+//! maps, exhaustively and in one place each: the C ABI to its integer codes,
+//! JNI to Java exception classes, Python to exception classes. A new variant
+//! of [`Error`] must choose its kind here, and a new kind fails to compile in
+//! every skin until it is mapped there.
 
 use std::path::PathBuf;
 
@@ -22,6 +27,56 @@ impl std::fmt::Display for TextLocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
     }
+}
+
+/// What kind of failure an [`Error`] is: the stable classification every
+/// binding maps (C codes, Java exception classes, Python exception classes).
+///
+/// Kinds are about what the *caller* can do: fix an argument, fix or replace
+/// a file, fix the input's order, retry after an OS problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// Operating-system I/O failure (the message names the file).
+    Io,
+    /// A file is not valid SLOG-2 (or a binary input is damaged): the message
+    /// gives the byte offset.
+    Format,
+    /// Drawables out of non-decreasing end-time order.
+    Order,
+    /// A drawable breaks a rule of the format (box, vertices, category, payload).
+    InvalidDrawable,
+    /// A text trace record could not be parsed (`file:line:column`).
+    Parse,
+    /// An argument is out of range or inconsistent.
+    InvalidArgument,
+    /// A trace source (a C TRACE library, a plugin) reported an error.
+    Source,
+    /// The input held no drawable; nothing was written.
+    NoDrawables,
+    /// Valid, but not supported by this implementation.
+    Unsupported,
+    /// A handle or object was used after it was closed (or never existed).
+    Closed,
+    /// A call is not allowed in the object's current state (e.g. unbalanced
+    /// calls of a sequential protocol).
+    State,
+}
+
+impl ErrorKind {
+    /// Every kind, for tests that check a mapping is one-to-one.
+    pub const ALL: [ErrorKind; 11] = [
+        ErrorKind::Io,
+        ErrorKind::Format,
+        ErrorKind::Order,
+        ErrorKind::InvalidDrawable,
+        ErrorKind::Parse,
+        ErrorKind::InvalidArgument,
+        ErrorKind::Source,
+        ErrorKind::NoDrawables,
+        ErrorKind::Unsupported,
+        ErrorKind::Closed,
+        ErrorKind::State,
+    ];
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,10 +145,18 @@ pub enum Error {
 
     #[error("unsupported: {0}")]
     Unsupported(String),
+
+    /// `what` names the object, e.g. "SLOG2 file handle".
+    #[error("{what} is closed or unknown")]
+    Closed { what: String },
+
+    #[error("{0}")]
+    State(String),
 }
 
 impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,
@@ -105,6 +168,26 @@ impl Error {
             what,
             offset,
             detail: detail.into(),
+        }
+    }
+
+    /// The kind of failure (what the bindings map to codes and classes).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Io { .. } => ErrorKind::Io,
+            Error::BadVersion { .. }
+            | Error::Truncated { .. }
+            | Error::BlockOutOfRange { .. }
+            | Error::Malformed { .. } => ErrorKind::Format,
+            Error::OrderViolation { .. } => ErrorKind::Order,
+            Error::InvalidDrawable { .. } => ErrorKind::InvalidDrawable,
+            Error::Parse { .. } => ErrorKind::Parse,
+            Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Error::Source(_) => ErrorKind::Source,
+            Error::NoDrawables => ErrorKind::NoDrawables,
+            Error::Unsupported(_) => ErrorKind::Unsupported,
+            Error::Closed { .. } => ErrorKind::Closed,
+            Error::State(_) => ErrorKind::State,
         }
     }
 

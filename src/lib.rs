@@ -12,26 +12,28 @@
 //! - [`mod@format`]: the byte codec of every block;
 //! - [`mod@write`]: the one-pass tree writer (shadows, summaries, atomic output);
 //! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
-//! - [`trace`]: trace sources and the converter;
-//! - `capi`: the C ABI, a thin translation of the above.
+//! - [`trace`]: trace sources and the converter.
+//!
+//! The skins are crates of their own over this one: `slog2-capi` (the C ABI,
+//! built as libslog2.{so,a}), `slog2-jni` and the `slog2` CLI.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
-pub mod bench;
-pub mod capi;
 pub mod convert;
 pub(crate) mod cputime;
 pub mod error;
 pub mod format;
-pub mod javafmt;
+pub(crate) mod javafmt;
 pub mod model;
 pub mod read;
-pub mod synth;
+#[cfg(test)]
+#[path = "../dev/src/synth.rs"]
+pub(crate) mod synth;
 pub mod trace;
 pub mod write;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use model::*;
 pub use read::Slog2File;
 pub use write::{Slog2Writer, WriteSummary, WriterOptions};

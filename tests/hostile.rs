@@ -274,10 +274,10 @@ fn small_multilevel_file(dir: &Path, name: &str) -> PathBuf {
         },
     )
     .unwrap();
-    for c in slog2::synth::categories() {
+    for c in slog2_dev::synth::categories() {
         w.add_category(c).unwrap();
     }
-    for d in slog2::synth::Synthetic::new(3000, 4, 7) {
+    for d in slog2_dev::synth::Synthetic::new(3000, 4, 7) {
         w.add_drawable(d).unwrap();
     }
     w.finish().unwrap();

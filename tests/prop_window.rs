@@ -431,10 +431,10 @@ fn cursor_scrolls_compact_rarely() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.slog2");
     let mut w = Slog2Writer::create(&path, WriterOptions::default()).unwrap();
-    for c in slog2::synth::categories() {
+    for c in slog2_dev::synth::categories() {
         w.add_category(c).unwrap();
     }
-    for d in slog2::synth::Synthetic::new(60_000, 16, 3) {
+    for d in slog2_dev::synth::Synthetic::new(60_000, 16, 3) {
         w.add_drawable(d).unwrap();
     }
     w.finish().unwrap();

@@ -275,10 +275,10 @@ fn block_thread_or_not_gives_the_same_bytes() {
         std::fs::read(&path).unwrap()
     };
     let synth = |w: &mut Slog2Writer| {
-        for c in slog2::synth::categories() {
+        for c in slog2_dev::synth::categories() {
             w.add_category(c).unwrap();
         }
-        for d in slog2::synth::Synthetic::new(60_000, 16, 7) {
+        for d in slog2_dev::synth::Synthetic::new(60_000, 16, 7) {
             w.add_drawable(d).unwrap();
         }
     };

@@ -278,11 +278,11 @@ fn mapped_and_in_memory_scans_agree_over_many_chunks() {
         },
     )
     .unwrap();
-    for c in slog2::synth::categories() {
+    for c in slog2_dev::synth::categories() {
         w.add_category(c).unwrap();
     }
     let n = 300_000;
-    for d in slog2::synth::Synthetic::new(n, 16, 3) {
+    for d in slog2_dev::synth::Synthetic::new(n, 16, 3) {
         w.add_drawable(d).unwrap();
     }
     w.finish().unwrap();

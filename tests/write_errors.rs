@@ -29,12 +29,12 @@ fn a_failing_write_is_an_error_and_leaves_no_file() {
             },
         )
         .unwrap();
-        for c in slog2::synth::categories() {
+        for c in slog2_dev::synth::categories() {
             w.add_category(c).unwrap();
         }
         // About 6 MB of nodes: the limit is hit while drawables still come.
         let mut failed = None;
-        for d in slog2::synth::Synthetic::new(100_000, 16, 3) {
+        for d in slog2_dev::synth::Synthetic::new(100_000, 16, 3) {
             if let Err(e) = w.add_drawable(d) {
                 failed = Some(e);
                 break;

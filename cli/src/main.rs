@@ -601,10 +601,10 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                     ..Default::default()
                 },
             )?;
-            for c in slog2::synth::categories() {
+            for c in slog2_dev::synth::categories() {
                 w.add_category(c)?;
             }
-            for d in slog2::synth::Synthetic::new(n, 16, 1) {
+            for d in slog2_dev::synth::Synthetic::new(n, 16, 1) {
                 w.add_drawable(d)?;
             }
             let s = w.finish()?;
@@ -646,7 +646,7 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                     batches += 1;
                     bytes += rows.stats.bytes_read;
                     if batches % 16 == 0 {
-                        let r = slog2::bench::rss_kib();
+                        let r = slog2_dev::bench::rss_kib();
                         rss_max = (rss_max.0.max(r.0), rss_max.1.max(r.1));
                     }
                 }
@@ -672,7 +672,7 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
             threads,
             rss_jumps,
         } => {
-            use slog2::bench;
+            use slog2_dev::bench;
             let t = std::time::Instant::now();
             let f = Slog2File::open(&file)?;
             let open_ms = t.elapsed().as_secs_f64() * 1e3;

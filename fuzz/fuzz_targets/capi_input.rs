@@ -6,7 +6,7 @@
 use std::ffi::{c_char, c_int, CString};
 
 use libfuzzer_sys::fuzz_target;
-use slog2::capi::slog2::*;
+use slog2_capi::slog2::*;
 
 fuzz_target!(|data: &[u8]| {
     let (ops, file) = data.split_at(data.len().min(8));

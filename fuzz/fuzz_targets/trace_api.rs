@@ -8,7 +8,7 @@
 use std::ffi::{c_char, c_int, CString};
 
 use libfuzzer_sys::fuzz_target;
-use slog2::capi::trace::*;
+use slog2_capi::trace::*;
 
 /// The next primitive (also a composite's member).
 ///

@@ -9,11 +9,11 @@
 use std::ffi::{c_char, c_int, CString};
 use std::path::Path;
 
-use slog2::capi::trace::*;
 use slog2::trace::slog2::Slog2Source;
 use slog2::trace::text::TextSource;
 use slog2::trace::{Checkpoint, Record, TraceSource};
 use slog2::write::WriterOptions;
+use slog2_capi::trace::*;
 
 /// A text trace: two categories with info labels, primitives with distinct
 /// times and info, composites, a skipped line, a category defined halfway,

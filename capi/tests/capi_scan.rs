@@ -7,9 +7,9 @@
 use std::ffi::{c_char, c_int, CString};
 use std::path::Path;
 
-use slog2::capi::slog2::*;
 use slog2::read::Rows;
 use slog2::*;
+use slog2_capi::slog2::*;
 
 fn open_r(p: &Path) -> SLOG2_File {
     let c = CString::new(p.to_str().unwrap()).unwrap();
@@ -273,7 +273,7 @@ fn c_scan_equals_core_scan_in_calls_of_any_size() {
 #[test]
 fn scan_handle_misuse_gives_codes() {
     let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/trace-sample/data.slog2");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/trace-sample/data.slog2");
     let mut fp = open_r(&p);
     let mut sc: SLOG2_Scan = std::ptr::null_mut();
     let mut c = Cols::new(64, 4096);

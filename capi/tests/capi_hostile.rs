@@ -5,8 +5,8 @@
 use std::ffi::{c_char, c_int, CString};
 use std::path::{Path, PathBuf};
 
-use slog2::capi::slog2::*;
 use slog2::*;
+use slog2_capi::slog2::*;
 
 fn cpath(p: &Path) -> CString {
     CString::new(p.to_str().unwrap()).unwrap()

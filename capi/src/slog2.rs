@@ -4,7 +4,7 @@
 //! D); where a draft signature is not valid C or cannot express something, the
 //! nearest valid form is used and an `_ex` variant added (see each function).
 //! Viewers get bulk calls: a time-window query and a preview that fill caller
-//! arrays in columns ([`crate::read::Rows`]), one call per screen.
+//! arrays in columns ([`::slog2::read::Rows`]), one call per screen.
 //!
 //! Return codes: `SLOG2_OK` (0) or one of the positive `SLOG2_ERR_*` codes;
 //! `SLOG2_Get_err_string` gives static text, `SLOG2_Get_last_error` the
@@ -30,10 +30,10 @@ use super::{
     bytes_in, c_len, cbuf, cstr, cstr_list, entry, fail, fail_with, input, last_error_ptr, lock,
     opt_cstr, out, room, set_opt, slice_in, slice_n, slots, write_cstr, Api, Registry, Res,
 };
-use crate::error::Error;
-use crate::model::*;
-use crate::read::{Rows, RowsRef, Slog2File};
-use crate::write::{Slog2Writer, WriterOptions};
+use ::slog2::error::{Error, ErrorKind};
+use ::slog2::model::*;
+use ::slog2::read::{Rows, RowsRef, Slog2File};
+use ::slog2::write::{Slog2Writer, WriterOptions};
 
 /// Success.
 pub const SLOG2_OK: c_int = 0;
@@ -80,19 +80,18 @@ impl Api for Slog2Api {
     const PANIC: c_int = SLOG2_ERR_PANIC;
 
     fn code(e: &Error) -> c_int {
-        match e {
-            Error::Io { .. } => SLOG2_ERR_IO,
-            Error::BadVersion { .. }
-            | Error::Truncated { .. }
-            | Error::BlockOutOfRange { .. }
-            | Error::Malformed { .. } => SLOG2_ERR_FORMAT,
-            Error::OrderViolation { .. } => SLOG2_ERR_ORDER,
-            Error::InvalidDrawable { .. } => SLOG2_ERR_INVALID_DRAWABLE,
-            Error::Parse { .. } => SLOG2_ERR_PARSE,
-            Error::InvalidArgument(_) => SLOG2_ERR_BAD_ARG,
-            Error::Source(_) => SLOG2_ERR_SOURCE,
-            Error::NoDrawables => SLOG2_ERR_NO_DRAWABLES,
-            Error::Unsupported(_) => SLOG2_ERR_UNSUPPORTED,
+        match e.kind() {
+            ErrorKind::Io => SLOG2_ERR_IO,
+            ErrorKind::Format => SLOG2_ERR_FORMAT,
+            ErrorKind::Order => SLOG2_ERR_ORDER,
+            ErrorKind::InvalidDrawable => SLOG2_ERR_INVALID_DRAWABLE,
+            ErrorKind::Parse => SLOG2_ERR_PARSE,
+            ErrorKind::InvalidArgument => SLOG2_ERR_BAD_ARG,
+            ErrorKind::Source => SLOG2_ERR_SOURCE,
+            ErrorKind::NoDrawables => SLOG2_ERR_NO_DRAWABLES,
+            ErrorKind::Unsupported => SLOG2_ERR_UNSUPPORTED,
+            ErrorKind::Closed => SLOG2_ERR_BAD_HANDLE,
+            ErrorKind::State => SLOG2_ERR_STATE,
         }
     }
 }
@@ -233,7 +232,7 @@ fn reader(fp: SLOG2_File, f: impl FnOnce(&Reader) -> Res<c_int>) -> c_int {
     })
 }
 
-fn core<T>(r: crate::Result<T>) -> Res<T> {
+fn core<T>(r: ::slog2::Result<T>) -> Res<T> {
     r.map_err(fail_with::<A>)
 }
 
@@ -290,7 +289,7 @@ pub unsafe extern "C" fn SLOG2_Open(
 /// with the first write handle) removes those of unfinished writers.
 fn remove_temps_at_exit() {
     extern "C" fn hook() {
-        let _ = std::panic::catch_unwind(crate::write::temp::remove_temp_files);
+        let _ = std::panic::catch_unwind(::slog2::write::temp::remove_temp_files);
     }
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -363,12 +362,12 @@ fn finish(w: &mut WriterState) -> Res<c_int> {
                         && a.time_box.end == b.latest_time
                 })) =>
         {
-            Err(crate::Error::InvalidArgument(MISMATCH.into()))
+            Err(::slog2::Error::InvalidArgument(MISMATCH.into()))
         }
         _ => Ok(()),
     });
     match r {
-        Err(crate::Error::InvalidArgument(m)) if m == MISMATCH => {
+        Err(::slog2::Error::InvalidArgument(m)) if m == MISMATCH => {
             Err(fail(SLOG2_ERR_STATE, MISMATCH))
         }
         r => core(r).map(|_| SLOG2_OK),
@@ -429,7 +428,7 @@ pub unsafe extern "C" fn SLOG2_Write_header_ex(
 /// Run one writer call, translating its result.
 fn with_writer(
     w: &mut WriterState,
-    f: impl FnOnce(&mut Slog2Writer) -> crate::Result<()>,
+    f: impl FnOnce(&mut Slog2Writer) -> ::slog2::Result<()>,
 ) -> Res<c_int> {
     let wr = w
         .writer
@@ -1145,7 +1144,7 @@ pub unsafe extern "C" fn SLOG2_Get_next_drawable(
             .map(|c| c.info.tokens.as_slice())
             .unwrap_or(&[]);
         // (An empty payload is legal; the draft call must not be given one.)
-        if !d.info().is_empty() && !crate::read::payload_covers(tokens, d.info()) {
+        if !d.info().is_empty() && !::slog2::read::payload_covers(tokens, d.info()) {
             return Err(fail(
                 SLOG2_ERR_FORMAT,
                 format!(
@@ -1276,14 +1275,14 @@ pub unsafe extern "C" fn SLOG2_Get_drawable_text(
         } else {
             // SAFETY: the payload is complete for the category (caller), so
             // every offset the token walk reads lies inside it.
-            crate::read::payload_len(&cat.info.tokens, |i| unsafe {
+            ::slog2::read::payload_len(&cat.info.tokens, |i| unsafe {
                 *(drawable_text as *const u8).add(i)
             })
             .unwrap_or(0)
         };
         // SAFETY: as above: `n` bytes are the payload.
         let bytes = unsafe { slice_n::<A, u8>(drawable_text as *const u8, n, "drawable_text") }?;
-        write_truncated(buf, &crate::read::format_info(Some(&cat), bytes));
+        write_truncated(buf, &::slog2::read::format_info(Some(&cat), bytes));
         Ok(SLOG2_OK)
     });
 }
@@ -1314,7 +1313,7 @@ pub unsafe extern "C" fn SLOG2_Get_drawable_text_ex(
             )
         };
         let cat = r.file.category_or_unknown(category_index);
-        if !write_cstr(buf, &crate::read::format_info(Some(&cat), bytes)) {
+        if !write_cstr(buf, &::slog2::read::format_info(Some(&cat), bytes)) {
             return Err(fail(
                 SLOG2_ERR_ARRAY_TOO_SMALL,
                 "out_max too small for the text",
@@ -1433,9 +1432,9 @@ pub const SLOG2_KIND_COMPOSITE: c_int = 1;
 /// Row kind: a preview shadow.
 pub const SLOG2_KIND_SHADOW: c_int = 2;
 const _: () = assert!(
-    SLOG2_KIND_PRIMITIVE == crate::read::ROW_PRIMITIVE as c_int
-        && SLOG2_KIND_COMPOSITE == crate::read::ROW_COMPOSITE as c_int
-        && SLOG2_KIND_SHADOW == crate::read::ROW_SHADOW as c_int
+    SLOG2_KIND_PRIMITIVE == ::slog2::read::ROW_PRIMITIVE as c_int
+        && SLOG2_KIND_COMPOSITE == ::slog2::read::ROW_COMPOSITE as c_int
+        && SLOG2_KIND_SHADOW == ::slog2::read::ROW_SHADOW as c_int
 );
 
 /// Column outputs of a query; any column pointer may be NULL to skip it.
@@ -1814,7 +1813,7 @@ struct ScanHandle {
 /// records of those sub-batches as the caller's room allows.
 struct ScanState {
     /// Decoded sub-batches in scan order; an empty one marks the end.
-    rx: std::sync::mpsc::Receiver<crate::Result<Rows>>,
+    rx: std::sync::mpsc::Receiver<::slog2::Result<Rows>>,
     /// Spent sub-batches back to the worker (their memory is reused).
     back: std::sync::mpsc::SyncSender<Rows>,
     /// The sub-batch being handed out and its first row not yet returned.
@@ -1824,7 +1823,7 @@ struct ScanState {
     done: bool,
     /// An error met after rows were written in the same call: returned by
     /// the next call.
-    err: Option<crate::Error>,
+    err: Option<::slog2::Error>,
     /// Rows and info bytes of the record that did not fit (for
     /// SLOG2_Scan_next_size).
     need: Option<(usize, usize)>,
@@ -1834,8 +1833,8 @@ struct ScanState {
 /// closed (the receiver dropped). It holds the file (an `Arc`), so the map
 /// stays valid while it runs.
 fn scan_worker(
-    mut scan: crate::read::Scan<std::sync::Arc<Slog2File>>,
-    tx: std::sync::mpsc::SyncSender<crate::Result<Rows>>,
+    mut scan: ::slog2::read::Scan<std::sync::Arc<Slog2File>>,
+    tx: std::sync::mpsc::SyncSender<::slog2::Result<Rows>>,
     back: std::sync::mpsc::Receiver<Rows>,
 ) {
     loop {
@@ -1943,7 +1942,7 @@ pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) 
         let out_scan = unsafe { out::<A, _>(scan, "scan") }?;
         let (tx, rx) = std::sync::mpsc::sync_channel(2);
         let (back, back_rx) = std::sync::mpsc::sync_channel(4);
-        let scan = crate::read::Scan::new(r.file.clone());
+        let scan = ::slog2::read::Scan::new(r.file.clone());
         std::thread::Builder::new()
             .name("slog2-scan".into())
             .spawn(move || scan_worker(scan, tx, back_rx))
@@ -2204,7 +2203,7 @@ pub extern "C" fn SLOG2_Get_last_error() -> *const c_char {
 }
 
 // ---------------------------------------------------------------------------
-// Window cursors (a viewer's moving window, see `crate::read::cursor`)
+// Window cursors (a viewer's moving window, see `::slog2::read::cursor`)
 
 /// Opaque cursor state.
 pub struct SLOG2_Cursor_s {
@@ -2247,14 +2246,14 @@ pub struct SLOG2_Cursor_view {
 struct CursorObj {
     /// Keeps the file's reader alive (and its map) while the cursor lives.
     file: std::sync::Arc<Handle>,
-    cur: Mutex<crate::read::WindowCursor>,
+    cur: Mutex<::slog2::read::WindowCursor>,
 }
 
 static CURSORS: Registry<CursorObj> = Registry::new();
 
 fn with_cursor(
     c: SLOG2_Cursor,
-    f: impl FnOnce(&Slog2File, &mut crate::read::WindowCursor) -> Res<c_int>,
+    f: impl FnOnce(&Slog2File, &mut ::slog2::read::WindowCursor) -> Res<c_int>,
 ) -> c_int {
     entry::<A>(|| {
         if c.is_null() {
@@ -2297,7 +2296,7 @@ pub unsafe extern "C" fn SLOG2_Cursor_open(fp: SLOG2_File, cursor: *mut SLOG2_Cu
         }
         let id = CURSORS.insert(CursorObj {
             file: h,
-            cur: Mutex::new(crate::read::WindowCursor::new()),
+            cur: Mutex::new(::slog2::read::WindowCursor::new()),
         });
         *out_c = id as SLOG2_Cursor;
         Ok(SLOG2_OK)
@@ -2489,7 +2488,7 @@ mod tests {
                 location: String::new(),
             },
             Error::Parse {
-                loc: crate::error::TextLocation {
+                loc: ::slog2::error::TextLocation {
                     file: "f".into(),
                     line: 1,
                     column: 1,

@@ -28,9 +28,9 @@ use std::sync::Mutex;
 use super::{
     c_len, cbuf, cstr, entry, fail, fail_with, lock, out, slots, write_cstr, Api, Registry, Res,
 };
-use crate::error::Error;
-use crate::model::*;
-use crate::trace::{open_source_with, Checkpoint, Record, TraceSource};
+use ::slog2::error::{Error, ErrorKind};
+use ::slog2::model::*;
+use ::slog2::trace::{open_source_with, Checkpoint, Record, TraceSource};
 
 /// Opaque reader state behind a `TRACE_file`.
 pub struct _trace_file {
@@ -106,21 +106,18 @@ impl Api for TraceApi {
     const PANIC: c_int = TRACE_ERR_PANIC;
 
     fn code(e: &Error) -> c_int {
-        match e {
-            Error::Io { .. } => TRACE_ERR_IO,
-            Error::BadVersion { .. }
-            | Error::Truncated { .. }
-            | Error::BlockOutOfRange { .. }
-            | Error::Malformed { .. } => TRACE_ERR_READ,
-            Error::OrderViolation { .. } | Error::InvalidDrawable { .. } => {
-                TRACE_ERR_INVALID_DRAWABLE
-            }
-            Error::Parse { .. } => TRACE_ERR_PARSE,
-            Error::InvalidArgument(_) => TRACE_ERR_BAD_ARG,
-            Error::Source(_) => TRACE_ERR_SOURCE,
+        match e.kind() {
+            ErrorKind::Io => TRACE_ERR_IO,
+            ErrorKind::Format => TRACE_ERR_READ,
+            ErrorKind::Order | ErrorKind::InvalidDrawable => TRACE_ERR_INVALID_DRAWABLE,
+            ErrorKind::Parse => TRACE_ERR_PARSE,
+            ErrorKind::InvalidArgument => TRACE_ERR_BAD_ARG,
+            ErrorKind::Source => TRACE_ERR_SOURCE,
             // A trace without drawables is not an error for a reader.
-            Error::NoDrawables => TRACE_ERR_READ,
-            Error::Unsupported(_) => TRACE_ERR_UNSUPPORTED,
+            ErrorKind::NoDrawables => TRACE_ERR_READ,
+            ErrorKind::Unsupported => TRACE_ERR_UNSUPPORTED,
+            ErrorKind::Closed => TRACE_ERR_BAD_HANDLE,
+            ErrorKind::State => TRACE_ERR_POSITION,
         }
     }
 }
@@ -159,7 +156,7 @@ struct State {
 const CHECKPOINT_EVERY: i64 = 256;
 
 impl State {
-    fn open(path: PathBuf) -> crate::Result<State> {
+    fn open(path: PathBuf) -> ::slog2::Result<State> {
         // The sequential text parser (1): records go out one call at a time
         // here, and it can seek to a checkpoint (the parallel one cannot).
         let src = open_source_with(&path, 1)?;
@@ -230,7 +227,7 @@ impl State {
     }
 
     /// The current record if it is a composite (not yet entered).
-    fn composite(&mut self) -> Res<&crate::trace::TraceComposite> {
+    fn composite(&mut self) -> Res<&::slog2::trace::TraceComposite> {
         self.fill()?;
         match &self.current {
             Some(Record::Composite(c)) if self.members.is_empty() => Ok(c),

@@ -8,7 +8,7 @@ mod common;
 use std::ffi::{c_char, c_int, CString};
 use std::path::{Path, PathBuf};
 
-use slog2::capi::slog2::*;
+use slog2_capi::slog2::*;
 
 fn fixture() -> PathBuf {
     common::fixture("trace-sample/data.slog2")

@@ -1,0 +1,12 @@
+//! Tooling for slog2's benchmarks and tests, kept out of the core's public API.
+//!
+//! - [`synth`]: a deterministic synthetic MPI-like trace (the core's own unit
+//!   tests compile the same file, as `crate::synth`);
+//! - [`mod@bench`]: window-query benchmark plans and their timing (`slog2 bench`).
+
+// `synth.rs` is shared with the core's unit tests, where it names the model as
+// `crate::model`: the same path resolves here through these re-exports.
+pub(crate) use slog2::{error, model, read};
+
+pub mod bench;
+pub mod synth;
