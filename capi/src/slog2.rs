@@ -232,7 +232,18 @@ fn reader(fp: SLOG2_File, f: impl FnOnce(&Reader) -> Res<c_int>) -> c_int {
     })
 }
 
-fn core<T>(r: ::slog2::Result<T>) -> Res<T> {
+/// Run `f` on the file of a read-mode handle: the seam for query modules
+/// of this crate that add SLOG2_* functions in files of their own.
+#[allow(dead_code)] // until the first query module uses it
+pub(crate) fn with_file(
+    fp: SLOG2_File,
+    f: impl FnOnce(&std::sync::Arc<Slog2File>) -> Res<c_int>,
+) -> c_int {
+    reader(fp, |r| f(&r.file))
+}
+
+/// A core result in this API's codes (the detail recorded).
+pub(crate) fn core<T>(r: ::slog2::Result<T>) -> Res<T> {
     r.map_err(fail_with::<A>)
 }
 
