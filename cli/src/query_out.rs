@@ -21,7 +21,7 @@ use slog2::read::rows::{Rows, ROW_COMPOSITE, ROW_SHADOW};
 use slog2::read::Slog2File;
 use slog2::Topology;
 
-use crate::Format;
+use crate::query::Format;
 
 /// Writes the rows of one query as they are handed over.
 pub(crate) struct QueryOut<'a, W: Write> {
