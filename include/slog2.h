@@ -141,100 +141,9 @@ typedef struct SLOG2_Scan_s SLOG2_Scan_s;
 typedef struct SLOG2_File_s *SLOG2_File;
 
 /*
- A category: the TRACE head fields plus the file's summary.
+ Handle of a window cursor (SLOG2_Cursor_open).
  */
-typedef struct SLOG2_Category_head_t {
-  /*
-   Category index (>= 0; -1 in SLOG2_Write_category closes the list; < 0 when read = preview category).
-   */
-  int index;
-  /*
-   0 event, 1 state, 2 arrow.
-   */
-  int shape;
-  int red;
-  int green;
-  int blue;
-  int alpha;
-  int width;
-  /*
-   Read: number of primitives of this category in the file.
-   */
-  int64_t count;
-  /*
-   Read: inclusive duration ratio.
-   */
-  float incl_ratio;
-  /*
-   Read: exclusive duration ratio.
-   */
-  float excl_ratio;
-} SLOG2_Category_head_t;
-
-/*
- One tree-directory node as returned by SLOG2_Read_dir (root first).
- */
-typedef struct SLOG2_Treedir_node {
-  /*
-   0 = leaf; the root has the largest depth.
-   */
-  int depth;
-  /*
-   Position of the node among the nodes of its depth (0-based).
-   */
-  int xpos;
-  double earliest_time;
-  double latest_time;
-  /*
-   File block of the node.
-   */
-  int64_t block_offset;
-  int block_size;
-  /*
-   Indices into the returned array; -1 when none. rchild = last child.
-   */
-  int parent;
-  int lchild;
-  int rchild;
-} SLOG2_Treedir_node;
-
-/*
- Column outputs of a query; any column pointer may be NULL to skip it.
- */
-typedef struct SLOG2_Query_columns {
-  /*
-   SLOG2_KIND_PRIMITIVE, _COMPOSITE or _SHADOW.
-   */
-  int *kind;
-  int *category;
-  double *start;
-  double *end;
-  /*
-   Line ID of the first and of the last vertex.
-   */
-  int *line0;
-  int *line1;
-  /*
-   Primitives summarised (shadows), members (composites), 1 (primitives).
-   */
-  int64_t *num_real;
-  /*
-   Offset of the row's info bytes in `info_base` (-1 when none), and their count.
-   */
-  int *info_offset;
-  int *info_len;
-  /*
-   Time of the first and of the last vertex (shadows: box start and end):
-   an arrow goes from (time0, line0) to (time1, line1), whatever the box.
-   */
-  double *time0;
-  double *time1;
-  /*
-   Row of the composite a member row belongs to (members follow their
-   composite's row), else -1.
-   */
-  int *parent;
-} SLOG2_Query_columns;
+typedef struct SLOG2_Cursor_s *SLOG2_Cursor;
 
 /*
  What a query read. Both depend only on the file and the window (not on
@@ -255,16 +164,6 @@ typedef struct SLOG2_Query_stats {
    */
   int64_t bytes_read;
 } SLOG2_Query_stats;
-
-/*
- Handle of a whole-file scan (SLOG2_Scan_open).
- */
-typedef struct SLOG2_Scan_s *SLOG2_Scan;
-
-/*
- Handle of a window cursor (SLOG2_Cursor_open).
- */
-typedef struct SLOG2_Cursor_s *SLOG2_Cursor;
 
 /*
  Read-only view of a cursor's current rows (SLOG2_Cursor_get_view), the same
@@ -306,6 +205,107 @@ typedef struct SLOG2_Cursor_view {
 } SLOG2_Cursor_view;
 
 /*
+ Column outputs of a query; any column pointer may be NULL to skip it.
+ */
+typedef struct SLOG2_Query_columns {
+  /*
+   SLOG2_KIND_PRIMITIVE, _COMPOSITE or _SHADOW.
+   */
+  int *kind;
+  int *category;
+  double *start;
+  double *end;
+  /*
+   Line ID of the first and of the last vertex.
+   */
+  int *line0;
+  int *line1;
+  /*
+   Primitives summarised (shadows), members (composites), 1 (primitives).
+   */
+  int64_t *num_real;
+  /*
+   Offset of the row's info bytes in `info_base` (-1 when none), and their count.
+   */
+  int *info_offset;
+  int *info_len;
+  /*
+   Time of the first and of the last vertex (shadows: box start and end):
+   an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+   */
+  double *time0;
+  double *time1;
+  /*
+   Row of the composite a member row belongs to (members follow their
+   composite's row), else -1.
+   */
+  int *parent;
+} SLOG2_Query_columns;
+
+/*
+ One tree-directory node as returned by SLOG2_Read_dir (root first).
+ */
+typedef struct SLOG2_Treedir_node {
+  /*
+   0 = leaf; the root has the largest depth.
+   */
+  int depth;
+  /*
+   Position of the node among the nodes of its depth (0-based).
+   */
+  int xpos;
+  double earliest_time;
+  double latest_time;
+  /*
+   File block of the node.
+   */
+  int64_t block_offset;
+  int block_size;
+  /*
+   Indices into the returned array; -1 when none. rchild = last child.
+   */
+  int parent;
+  int lchild;
+  int rchild;
+} SLOG2_Treedir_node;
+
+/*
+ A category: the TRACE head fields plus the file's summary.
+ */
+typedef struct SLOG2_Category_head_t {
+  /*
+   Category index (>= 0; -1 in SLOG2_Write_category closes the list; < 0 when read = preview category).
+   */
+  int index;
+  /*
+   0 event, 1 state, 2 arrow.
+   */
+  int shape;
+  int red;
+  int green;
+  int blue;
+  int alpha;
+  int width;
+  /*
+   Read: number of primitives of this category in the file.
+   */
+  int64_t count;
+  /*
+   Read: inclusive duration ratio.
+   */
+  float incl_ratio;
+  /*
+   Read: exclusive duration ratio.
+   */
+  float excl_ratio;
+} SLOG2_Category_head_t;
+
+/*
+ Handle of a whole-file scan (SLOG2_Scan_open).
+ */
+typedef struct SLOG2_Scan_s *SLOG2_Scan;
+
+/*
  The draft's other name for the directory node.
  */
 typedef struct SLOG2_Treedir_node SLOG2_Treenode;
@@ -341,138 +341,138 @@ int SLOG2_Open(const char *filename, char mode, SLOG2_File *fp);
 int SLOG2_Close(SLOG2_File *fp);
 
 /*
- Accepts a description. SLOG-2 2.0.6 has no description field, so it is not
- stored; kept for the draft's call sequence. Tree options: SLOG2_Write_header_ex.
+ Static text for an SLOG2 return code (never NULL).
+ */
+const char *SLOG2_Get_err_string(int ierr);
+
+/*
+ Detail of the last error on the calling thread (file, record, byte
+ offset...); "" when none. Valid until the next failing call on this thread.
+ */
+const char *SLOG2_Get_last_error(void);
+
+/*
+ Open a window cursor on a read-mode file: one per viewer. A cursor keeps
+ the current window's rows and, on each SLOG2_Cursor_move, drops the rows
+ that left and decodes only the drawables entering (a move that does not
+ overlap the previous window is a fresh query). A cursor belongs to its
+ file handle: after SLOG2_Close(file) every call on the cursor but
+ SLOG2_Cursor_close returns SLOG2_ERR_BAD_HANDLE (close it then, too).
+ Calls on one cursor serialise on its lock; cursors and queries on one file
+ run concurrently. `*cursor` is set to the handle, or NULL on failure.
  Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 
  # Safety
- `description` is NULL or a NUL-terminated string.
+ `cursor` is NULL or valid for one handle.
  */
-int SLOG2_Write_header(SLOG2_File fp, const char *description);
+int SLOG2_Cursor_open(SLOG2_File fp, SLOG2_Cursor *cursor);
 
 /*
- Set the tree options (children per node >= 2, leaf byte size >= 46) before
- the first category, y-map or drawable. Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE,
- SLOG2_ERR_WRONG_MODE, SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG, SLOG2_ERR_IO.
+ Move the cursor to the window `[t0, t1]`: afterwards it holds exactly the
+ rows SLOG2_Query_window(t0, t1) returns, in drawing order (start
+ ascending, then end descending, category, first line, last line; a
+ composite's row is followed by its members' rows). Rows with equal
+ drawing keys may come in another order than from SLOG2_Query_window.
+ `n_rows`, `n_info_bytes`, `stats` may be NULL; `stats->bytes_read` counts
+ the records this move decoded (the entering ones, or the next chunk of a
+ node the cursor holds as rows in drawing order). On failure the cursor
+ is emptied (its next move is a fresh query). Read the rows with
+ SLOG2_Cursor_get_view (no copy) or SLOG2_Cursor_rows (into your arrays).
+ Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (t0 > t1, NaN, over 2^31 rows),
+ SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE.
 
  # Safety
- None beyond a handle from SLOG2_Open (any value is checked).
+ `n_rows`, `n_info_bytes` NULL or valid for one int; `stats` NULL or valid
+ for one struct.
  */
-int SLOG2_Write_header_ex(SLOG2_File fp, int children_per_node, int leaf_bytesize);
+int SLOG2_Cursor_move(SLOG2_Cursor c, double t0, double t1, int *n_rows, int *n_info_bytes, struct SLOG2_Query_stats *stats);
 
 /*
- Define a category. `category_text` holds `category_text_length` bytes: the
- name, optionally followed by a NUL and the popup label (e.g.
- `"message\0msg_tag=%d, msg_size=%d"`). `methods` is NULL or a NULL-terminated
- array of method names (`"CONNECT_COMPOSITE_STATE"` or a decimal ID);
- `method_extra` is accepted and ignored (2.0.6 stores no method text).
- `head->index == -1` closes the category list. Returns SLOG2_OK;
- SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (shape, colour, width, name, label,
- method), SLOG2_ERR_STATE (list closed), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+ The cursor's current rows without a copy (see SLOG2_Cursor_view). Before
+ the first successful move, `n_rows` is 0. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (over 2^31 rows), SLOG2_ERR_BAD_HANDLE.
 
  # Safety
- `head` is NULL or a valid struct; `category_text` is NULL or holds
- `category_text_length` bytes; `methods` is NULL or a NULL-terminated array
- of NUL-terminated strings.
+ `view` is NULL or valid for one struct.
  */
-int SLOG2_Write_category(SLOG2_File fp, const struct SLOG2_Category_head_t *head, int category_text_length, const char *category_text, const char *const *methods, const char *const *method_extra);
+int SLOG2_Cursor_get_view(SLOG2_Cursor c, struct SLOG2_Cursor_view *view);
 
 /*
- Define a category from separate C strings (label may be NULL) and method
- IDs. Returns as SLOG2_Write_category.
+ Copy the cursor's current rows into the caller's columns, with the array
+ conventions of SLOG2_Query_window (on SLOG2_ERR_ARRAY_TOO_SMALL nothing is
+ written and `*n_out` holds the rows needed). `stats` gets the last move's.
+ Returns as SLOG2_Query_window.
 
  # Safety
- `head` is NULL or a valid struct; `name` and `label` are NULL or
- NUL-terminated strings; `methods` holds `nmethods` ints (or is NULL when 0).
+ As SLOG2_Query_window.
  */
-int SLOG2_Write_category_ex(SLOG2_File fp, const struct SLOG2_Category_head_t *head, const char *name, const char *label, int nmethods, const int *methods);
+int SLOG2_Cursor_rows(SLOG2_Cursor c, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
- A one-column y-coordinate map named `class_name`: line `in_coord_val[i]`
- maps to `out_coord_val[i]` for `i < ncoords`; `coord_label` is NULL or an
- array whose first string labels the value column. Returns SLOG2_OK;
- SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+ Close a cursor and set `*cursor` to NULL (its views become invalid).
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE (NULL, unknown
+ or already closed).
 
  # Safety
- `class_name` is a NUL-terminated string; `in_coord_val` and
- `out_coord_val` hold `ncoords` ints; `coord_label` is NULL or points to a
- string pointer (NULL or NUL-terminated).
+ `cursor` is NULL or valid for one handle.
  */
-int SLOG2_Write_coord_class(SLOG2_File fp, const char *class_name, int ncoords, const int *in_coord_val, int *out_coord_val, const char *const *coord_label);
+int SLOG2_Cursor_close(SLOG2_Cursor *cursor);
 
 /*
- A y-coordinate map: `nrows` rows of `ncols` ints row-major (line ID first),
- `ncols - 1` column labels, method IDs (1 = CONNECT_COMPOSITE_STATE).
- Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE,
- SLOG2_ERR_WRONG_MODE.
+ Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
+ row each (a composite row is followed by its members' rows), written in
+ columns at `pos` (capacity `max` rows) with info bytes packed into
+ `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+ holds the rows needed (so a first call with `max` 0 sizes the arrays;
+ SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+ nodes and bytes the query read. Safe to call from many threads on one
+ handle. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (t0 > t1, NaN, negative pos/max, over 2^31 rows),
+ SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 
  # Safety
- `title` is a NUL-terminated string; `column_labels` holds `ncols - 1`
- string pointers; `elems` holds `nrows * ncols` ints; `methods` holds
- `nmethods` ints (or is NULL when 0).
+ `n_out`, `pos`, `info_pos` NULL or valid for one int; `columns` NULL or a
+ valid struct whose non-NULL columns hold `max` elements; `info_base` NULL
+ or valid for `info_max` bytes; `stats` NULL or valid for one struct.
  */
-int SLOG2_Write_ycoordmap_ex(SLOG2_File fp, const char *title, int nrows, int ncols, const char *const *column_labels, const int *elems, int nmethods, const int *methods);
+int SLOG2_Query_window(SLOG2_File fp, double t0, double t1, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
- Add a primitive: `nt_coords` vertex times and as many line IDs
- (`ny_coords == nt_coords`), `ntext` info payload bytes (big-endian values
- for the category's label tokens). `starttime`/`endtime` must equal the
- envelope of the times. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
- SLOG2_ERR_BAD_ARG, SLOG2_ERR_ORDER (ends before the previous drawable),
- SLOG2_ERR_INVALID_DRAWABLE, SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+ Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
+ (depth >= 0) would return. Returns as SLOG2_Query_window.
 
  # Safety
- `t_coord` holds `nt_coords` doubles, `y_coord` `ny_coords` ints, `text`
- `ntext` bytes (or is NULL when 0).
+ `n_rows` and `n_info_bytes` are NULL or valid for one int each.
  */
-int SLOG2_Write_drawable_object(SLOG2_File fp, double starttime, double endtime, int category_index, int nt_coords, const double *t_coord, int ny_coords, const int *y_coord, int ntext, const char *text);
+int SLOG2_Query_window_size(SLOG2_File fp, double t0, double t1, int depth, int *n_rows, int *n_info_bytes);
 
 /*
- Add a composite of `nmembers` primitives. Member i has category
- `member_category[i]`, `member_nverts[i]` vertices taken in order from
- `t_coord`/`y_coord`, and `member_ninfo[i]` info bytes taken in order from
- `member_info` (may be NULL when all are 0). Returns as
- SLOG2_Write_drawable_object.
+ Zoomed-out view: reads only tree levels >= `depth` intersecting the window;
+ rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
+ category -1/-2/-3, num_real) summarising the levels below. Same array
+ conventions as SLOG2_Query_window; per-category weights of the shadows:
+ SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+ root's reads just the root. Returns as SLOG2_Query_window
+ (SLOG2_ERR_BAD_ARG also for depth < 0).
 
  # Safety
- `info` holds `ninfo` bytes (or is NULL when 0); the three member arrays
- hold `nmembers` ints; `t_coord`/`y_coord` hold the sum of
- `member_nverts`; `member_info` the sum of `member_ninfo` bytes.
+ As SLOG2_Query_window.
  */
-int SLOG2_Write_composite_ex(SLOG2_File fp, double starttime, double endtime, int category_index, int ninfo, const char *info, int nmembers, const int *member_category, const int *member_nverts, const double *t_coord, const int *y_coord, const int *member_ninfo, const char *member_info);
+int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
 
 /*
- Tree-node grouping hint. The library always builds the tree itself (the
- reference algorithm); start/end calls only have to nest properly, which is
- checked (an end without a start, or a start left open at close, is
- SLOG2_ERR_STATE and no file is written). Returns SLOG2_OK;
- SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+ Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
+ entry per (shadow, category): `shadow` = the shadow's row in the preview's
+ rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+ row ascending. Four-argument convention on `pos`/`max` (all five arrays
+ share them); on SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries
+ needed. Returns as SLOG2_Query_preview.
 
  # Safety
- None beyond a handle from SLOG2_Open (any value is checked).
+ `n_out` and `pos` NULL or valid for one int; the five arrays NULL or valid
+ for `max` elements each.
  */
-int SLOG2_Write_start_treenode(SLOG2_File fp);
-
-/*
- Closes a SLOG2_Write_start_treenode group (see there). Returns SLOG2_OK;
- SLOG2_ERR_STATE (no open group), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
-
- # Safety
- None beyond a handle from SLOG2_Open (any value is checked).
- */
-int SLOG2_Write_end_treenode(SLOG2_File fp);
-
-/*
- The directory the caller expects (root first, as SLOG2_Read_dir returns
- it; depth, xpos and time boxes are compared, the other fields ignored).
- SLOG2_Close checks it against the tree actually built and, if they differ,
- returns SLOG2_ERR_STATE and leaves no file. Returns SLOG2_OK;
- SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
-
- # Safety
- `dir` holds `n_nodes` structs.
- */
-int SLOG2_Write_dir(SLOG2_File fp, const struct SLOG2_Treedir_node *dir, int n_nodes);
+int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);
 
 /*
  Version text into `description` (NUL-terminated) and `*version` = 206.
@@ -627,62 +627,6 @@ int SLOG2_Get_ycoordmap(SLOG2_File fp, int i, char *title, int title_max, int *n
 int SLOG2_Get_ycoordmap_label(SLOG2_File fp, int i, int col, char *label, int label_max);
 
 /*
- Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
- row each (a composite row is followed by its members' rows), written in
- columns at `pos` (capacity `max` rows) with info bytes packed into
- `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
- holds the rows needed (so a first call with `max` 0 sizes the arrays;
- SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
- nodes and bytes the query read. Safe to call from many threads on one
- handle. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
- SLOG2_ERR_BAD_ARG (t0 > t1, NaN, negative pos/max, over 2^31 rows),
- SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
-
- # Safety
- `n_out`, `pos`, `info_pos` NULL or valid for one int; `columns` NULL or a
- valid struct whose non-NULL columns hold `max` elements; `info_base` NULL
- or valid for `info_max` bytes; `stats` NULL or valid for one struct.
- */
-int SLOG2_Query_window(SLOG2_File fp, double t0, double t1, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
-
-/*
- Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
- (depth >= 0) would return. Returns as SLOG2_Query_window.
-
- # Safety
- `n_rows` and `n_info_bytes` are NULL or valid for one int each.
- */
-int SLOG2_Query_window_size(SLOG2_File fp, double t0, double t1, int depth, int *n_rows, int *n_info_bytes);
-
-/*
- Zoomed-out view: reads only tree levels >= `depth` intersecting the window;
- rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
- category -1/-2/-3, num_real) summarising the levels below. Same array
- conventions as SLOG2_Query_window; per-category weights of the shadows:
- SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
- root's reads just the root. Returns as SLOG2_Query_window
- (SLOG2_ERR_BAD_ARG also for depth < 0).
-
- # Safety
- As SLOG2_Query_window.
- */
-int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
-
-/*
- Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
- entry per (shadow, category): `shadow` = the shadow's row in the preview's
- rows (0-based), category, inclusive and exclusive ratio, count; grouped by
- row ascending. Four-argument convention on `pos`/`max` (all five arrays
- share them); on SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries
- needed. Returns as SLOG2_Query_preview.
-
- # Safety
- `n_out` and `pos` NULL or valid for one int; the five arrays NULL or valid
- for `max` elements each.
- */
-int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);
-
-/*
  Start a whole-file scan of a file open for reading: SLOG2_Scan_next then
  returns every drawable of the file exactly once, batch after batch, and
  SLOG2_Scan_close ends it. Order: the node blocks in file order (the order
@@ -752,81 +696,138 @@ int SLOG2_Scan_next_size(SLOG2_Scan scan, int *n_rows, int *n_info_bytes);
 int SLOG2_Scan_close(SLOG2_Scan *scan);
 
 /*
- Static text for an SLOG2 return code (never NULL).
- */
-const char *SLOG2_Get_err_string(int ierr);
-
-/*
- Detail of the last error on the calling thread (file, record, byte
- offset...); "" when none. Valid until the next failing call on this thread.
- */
-const char *SLOG2_Get_last_error(void);
-
-/*
- Open a window cursor on a read-mode file: one per viewer. A cursor keeps
- the current window's rows and, on each SLOG2_Cursor_move, drops the rows
- that left and decodes only the drawables entering (a move that does not
- overlap the previous window is a fresh query). The cursor keeps the file's
- data alive: SLOG2_Close(file) may come before SLOG2_Cursor_close.
- Calls on one cursor serialise on its lock; cursors and queries on one file
- run concurrently. `*cursor` is set to the handle, or NULL on failure.
+ Accepts a description. SLOG-2 2.0.6 has no description field, so it is not
+ stored; kept for the draft's call sequence. Tree options: SLOG2_Write_header_ex.
  Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 
  # Safety
- `cursor` is NULL or valid for one handle.
+ `description` is NULL or a NUL-terminated string.
  */
-int SLOG2_Cursor_open(SLOG2_File fp, SLOG2_Cursor *cursor);
+int SLOG2_Write_header(SLOG2_File fp, const char *description);
 
 /*
- Move the cursor to the window `[t0, t1]`: afterwards it holds exactly the
- rows SLOG2_Query_window(t0, t1) returns, in drawing order (start
- ascending, then end descending, category, first line, last line; a
- composite's row is followed by its members' rows). Rows with equal
- drawing keys may come in another order than from SLOG2_Query_window.
- `n_rows`, `n_info_bytes`, `stats` may be NULL; `stats->bytes_read` counts
- the records this move decoded (the entering ones, or the next chunk of a
- node the cursor holds as rows in drawing order). On failure the cursor
- is emptied (its next move is a fresh query). Read the rows with
- SLOG2_Cursor_get_view (no copy) or SLOG2_Cursor_rows (into your arrays).
- Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (t0 > t1, NaN, over 2^31 rows),
- SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE.
+ Set the tree options (children per node >= 2, leaf byte size >= 46) before
+ the first category, y-map or drawable. Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE, SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG, SLOG2_ERR_IO.
 
  # Safety
- `n_rows`, `n_info_bytes` NULL or valid for one int; `stats` NULL or valid
- for one struct.
+ None beyond a handle from SLOG2_Open (any value is checked).
  */
-int SLOG2_Cursor_move(SLOG2_Cursor c, double t0, double t1, int *n_rows, int *n_info_bytes, struct SLOG2_Query_stats *stats);
+int SLOG2_Write_header_ex(SLOG2_File fp, int children_per_node, int leaf_bytesize);
 
 /*
- The cursor's current rows without a copy (see SLOG2_Cursor_view). Before
- the first successful move, `n_rows` is 0. Returns SLOG2_OK;
- SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (over 2^31 rows), SLOG2_ERR_BAD_HANDLE.
+ Define a category. `category_text` holds `category_text_length` bytes: the
+ name, optionally followed by a NUL and the popup label (e.g.
+ `"message\0msg_tag=%d, msg_size=%d"`). `methods` is NULL or a NULL-terminated
+ array of method names (`"CONNECT_COMPOSITE_STATE"` or a decimal ID);
+ `method_extra` is accepted and ignored (2.0.6 stores no method text).
+ `head->index == -1` closes the category list. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (shape, colour, width, name, label,
+ method), SLOG2_ERR_STATE (list closed), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 
  # Safety
- `view` is NULL or valid for one struct.
+ `head` is NULL or a valid struct; `category_text` is NULL or holds
+ `category_text_length` bytes; `methods` is NULL or a NULL-terminated array
+ of NUL-terminated strings.
  */
-int SLOG2_Cursor_get_view(SLOG2_Cursor c, struct SLOG2_Cursor_view *view);
+int SLOG2_Write_category(SLOG2_File fp, const struct SLOG2_Category_head_t *head, int category_text_length, const char *category_text, const char *const *methods, const char *const *method_extra);
 
 /*
- Copy the cursor's current rows into the caller's columns, with the array
- conventions of SLOG2_Query_window (on SLOG2_ERR_ARRAY_TOO_SMALL nothing is
- written and `*n_out` holds the rows needed). `stats` gets the last move's.
- Returns as SLOG2_Query_window.
+ Define a category from separate C strings (label may be NULL) and method
+ IDs. Returns as SLOG2_Write_category.
 
  # Safety
- As SLOG2_Query_window.
+ `head` is NULL or a valid struct; `name` and `label` are NULL or
+ NUL-terminated strings; `methods` holds `nmethods` ints (or is NULL when 0).
  */
-int SLOG2_Cursor_rows(SLOG2_Cursor c, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max, char *info_base, int *info_pos, int info_max, struct SLOG2_Query_stats *stats);
+int SLOG2_Write_category_ex(SLOG2_File fp, const struct SLOG2_Category_head_t *head, const char *name, const char *label, int nmethods, const int *methods);
 
 /*
- Close a cursor and set `*cursor` to NULL (its views become invalid).
- Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE (NULL, unknown
- or already closed).
+ A one-column y-coordinate map named `class_name`: line `in_coord_val[i]`
+ maps to `out_coord_val[i]` for `i < ncoords`; `coord_label` is NULL or an
+ array whose first string labels the value column. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 
  # Safety
- `cursor` is NULL or valid for one handle.
+ `class_name` is a NUL-terminated string; `in_coord_val` and
+ `out_coord_val` hold `ncoords` ints; `coord_label` is NULL or points to a
+ string pointer (NULL or NUL-terminated).
  */
-int SLOG2_Cursor_close(SLOG2_Cursor *cursor);
+int SLOG2_Write_coord_class(SLOG2_File fp, const char *class_name, int ncoords, const int *in_coord_val, int *out_coord_val, const char *const *coord_label);
+
+/*
+ A y-coordinate map: `nrows` rows of `ncols` ints row-major (line ID first),
+ `ncols - 1` column labels, method IDs (1 = CONNECT_COMPOSITE_STATE).
+ Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `title` is a NUL-terminated string; `column_labels` holds `ncols - 1`
+ string pointers; `elems` holds `nrows * ncols` ints; `methods` holds
+ `nmethods` ints (or is NULL when 0).
+ */
+int SLOG2_Write_ycoordmap_ex(SLOG2_File fp, const char *title, int nrows, int ncols, const char *const *column_labels, const int *elems, int nmethods, const int *methods);
+
+/*
+ Add a primitive: `nt_coords` vertex times and as many line IDs
+ (`ny_coords == nt_coords`), `ntext` info payload bytes (big-endian values
+ for the category's label tokens). `starttime`/`endtime` must equal the
+ envelope of the times. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG, SLOG2_ERR_ORDER (ends before the previous drawable),
+ SLOG2_ERR_INVALID_DRAWABLE, SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `t_coord` holds `nt_coords` doubles, `y_coord` `ny_coords` ints, `text`
+ `ntext` bytes (or is NULL when 0).
+ */
+int SLOG2_Write_drawable_object(SLOG2_File fp, double starttime, double endtime, int category_index, int nt_coords, const double *t_coord, int ny_coords, const int *y_coord, int ntext, const char *text);
+
+/*
+ Add a composite of `nmembers` primitives. Member i has category
+ `member_category[i]`, `member_nverts[i]` vertices taken in order from
+ `t_coord`/`y_coord`, and `member_ninfo[i]` info bytes taken in order from
+ `member_info` (may be NULL when all are 0). Returns as
+ SLOG2_Write_drawable_object.
+
+ # Safety
+ `info` holds `ninfo` bytes (or is NULL when 0); the three member arrays
+ hold `nmembers` ints; `t_coord`/`y_coord` hold the sum of
+ `member_nverts`; `member_info` the sum of `member_ninfo` bytes.
+ */
+int SLOG2_Write_composite_ex(SLOG2_File fp, double starttime, double endtime, int category_index, int ninfo, const char *info, int nmembers, const int *member_category, const int *member_nverts, const double *t_coord, const int *y_coord, const int *member_ninfo, const char *member_info);
+
+/*
+ Tree-node grouping hint. The library always builds the tree itself (the
+ reference algorithm); start/end calls only have to nest properly, which is
+ checked (an end without a start, or a start left open at close, is
+ SLOG2_ERR_STATE and no file is written). Returns SLOG2_OK;
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
+ */
+int SLOG2_Write_start_treenode(SLOG2_File fp);
+
+/*
+ Closes a SLOG2_Write_start_treenode group (see there). Returns SLOG2_OK;
+ SLOG2_ERR_STATE (no open group), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
+ */
+int SLOG2_Write_end_treenode(SLOG2_File fp);
+
+/*
+ The directory the caller expects (root first, as SLOG2_Read_dir returns
+ it; depth, xpos and time boxes are compared, the other fields ignored).
+ SLOG2_Close checks it against the tree actually built and, if they differ,
+ returns SLOG2_ERR_STATE and leaves no file. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `dir` holds `n_nodes` structs.
+ */
+int SLOG2_Write_dir(SLOG2_File fp, const struct SLOG2_Treedir_node *dir, int n_nodes);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -14,11 +14,13 @@
 //!   `cbuf`), which check NULL, negative counts and array room first and
 //!   whose `# Safety` sections state what the caller promises. No `extern`
 //!   body dereferences a pointer itself.
-//! * Handles are keys into a `Registry` of live objects, drawn from one
-//!   counter for both APIs, so a closed, made-up or other-API handle is an
-//!   error, never a crash. The registry lock is held only to look a handle
-//!   up; each object then has its own lock (or none: a reader's queries run
-//!   concurrently on one handle).
+//! * Handles are keys into a `slog2_handles::Registry` of live objects (the
+//!   registry the JNI binding uses too), drawn from one counter for both
+//!   APIs, so a closed, made-up or other-API handle is an error, never a
+//!   crash. The registry lock is held only to look a handle up; each object
+//!   then has its own lock (or none: a reader's queries run concurrently on
+//!   one handle). A call that panics retires its handle: later calls get
+//!   the bad-handle code, never a half-updated object.
 //! * Four-argument arrays `(n_out, base, pos, max)` are checked *before*
 //!   anything is written; on failure nothing is written and `pos`/`n_out`
 //!   are unchanged.
@@ -31,11 +33,11 @@ pub mod trace;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use slog2_handles::{Missing, Registry};
 
 use ::slog2::error::Error;
 
@@ -56,6 +58,8 @@ pub(crate) fn last_error_ptr() -> *const c_char {
 /// The codes of one API for the failures every function can meet.
 pub(crate) trait Api {
     const NULL_ARG: c_int;
+    /// A NULL, unknown, closed or retired handle.
+    const BAD_HANDLE: c_int;
     const BAD_ARG: c_int;
     const TOO_SMALL: c_int;
     const PANIC: c_int;
@@ -347,42 +351,61 @@ pub(crate) unsafe fn set_opt<T>(p: *mut T, v: T) {
 }
 
 // ---------------------------------------------------------------------------
-// Handles
+// Handles (keys into `slog2_handles::Registry`s, see that crate)
 
-/// One counter for the handles of both APIs: a TRACE handle is never a valid
-/// SLOG2 handle and vice versa, and no key is ever reused.
-static NEXT_HANDLE: AtomicUsize = AtomicUsize::new(1);
-
-/// A registry of live objects keyed by never-reused non-zero IDs. The map's
-/// lock is held only to find, add or remove an object; callers get an `Arc`
-/// and lock the object itself as it needs.
-pub(crate) struct Registry<T> {
-    map: RwLock<Option<HashMap<usize, Arc<T>>>>,
+/// The object behind handle `key` of `reg`; `what` names the handle type
+/// in the detail ("SLOG2_File"). NULL, unknown, closed and retired
+/// handles fail with `A::BAD_HANDLE`.
+pub(crate) fn lookup<A: Api, T>(reg: &Registry<T>, key: usize, what: &str) -> Res<Arc<T>> {
+    if key == 0 {
+        return Err(fail(A::BAD_HANDLE, format!("NULL {what} handle")));
+    }
+    reg.lookup(key as u64).map_err(|why| match why {
+        Missing::Unknown => fail(A::BAD_HANDLE, format!("unknown or closed {what} handle")),
+        Missing::Retired => fail(
+            A::BAD_HANDLE,
+            format!(
+                "the {what} handle was retired: an earlier call on it met an internal error \
+                 (a panic, reported then), so its state is unknown"
+            ),
+        ),
+    })
 }
 
-impl<T> Registry<T> {
-    pub const fn new() -> Self {
-        Registry {
-            map: RwLock::new(None),
-        }
-    }
+/// Run `f` on the object of handle `key` ([`lookup`]); if `f` panics, the
+/// handle is retired before the panic reaches [`entry`].
+pub(crate) fn call_on<A: Api, T, R>(
+    reg: &Registry<T>,
+    key: usize,
+    what: &str,
+    f: impl FnOnce(&T) -> Res<R>,
+) -> Res<R> {
+    let obj = lookup::<A, T>(reg, key, what)?;
+    reg.retire_on_panic(key as u64, || f(&obj))
+}
 
-    pub fn insert(&self, v: T) -> usize {
-        let id = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
-        let mut g = self.map.write().unwrap_or_else(|e| e.into_inner());
-        g.get_or_insert_with(HashMap::new).insert(id, Arc::new(v));
-        id
-    }
-
-    pub fn remove(&self, id: usize) -> Option<Arc<T>> {
-        let mut g = self.map.write().unwrap_or_else(|e| e.into_inner());
-        g.as_mut().and_then(|m| m.remove(&id))
-    }
-
-    pub fn get(&self, id: usize) -> Option<Arc<T>> {
-        let g = self.map.read().unwrap_or_else(|e| e.into_inner());
-        g.as_ref().and_then(|m| m.get(&id)).cloned()
-    }
+/// Close the handle at `*p` of `reg` (`arg` names the pointer argument):
+/// unregister it, set `*p` to NULL and return its object. A NULL `p` is
+/// `A::NULL_ARG`; a NULL, unknown, closed or retired handle `A::BAD_HANDLE`.
+///
+/// # Safety
+/// `p` is NULL or valid for reads and writes of one handle.
+pub(crate) unsafe fn close_handle<A: Api, T, H>(
+    reg: &Registry<T>,
+    p: *mut *mut H,
+    arg: &str,
+    what: &str,
+) -> Res<Arc<T>> {
+    // SAFETY: the caller's promise on `p`.
+    let slot = unsafe { out::<A, _>(p, arg) }?;
+    let key = *slot as usize;
+    lookup::<A, T>(reg, key, what)?;
+    // Another thread may have closed it since: then this close fails.
+    let obj = reg
+        .remove(key as u64)
+        .ok_or_else(|| fail(A::BAD_HANDLE, format!("unknown or closed {what} handle")))?;
+    *slot = std::ptr::null_mut();
+    Ok(obj)
 }
 
 /// Lock a handle's mutex; a poisoned lock (a panic caught earlier on this

@@ -20,17 +20,18 @@
 
 #![allow(non_camel_case_types, non_snake_case)]
 
-use std::collections::VecDeque;
 use std::ffi::{c_char, c_int, CStr};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use super::{
-    c_len, cbuf, cstr, entry, fail, fail_with, lock, out, slots, write_cstr, Api, Registry, Res,
+    c_len, call_on, cbuf, close_handle, cstr, entry, fail, fail_with, lock, out, slots, write_cstr,
+    Api, Res,
 };
 use ::slog2::error::{Error, ErrorKind};
-use ::slog2::model::*;
-use ::slog2::trace::{open_source_with, Checkpoint, Record, TraceSource};
+use ::slog2::trace::open_source_with;
+use ::slog2::trace::reader::{RecordKind, TraceReader};
+use slog2_handles::Registry;
 
 /// Opaque reader state behind a `TRACE_file`.
 pub struct _trace_file {
@@ -71,7 +72,8 @@ pub struct TRACE_Category_head_t {
 pub const TRACE_ERR_NULL_ARG: c_int = 1;
 /// Unknown, closed or NULL `TRACE_file` handle (or an SLOG2 handle).
 pub const TRACE_ERR_BAD_HANDLE: c_int = 2;
-/// The trace cannot be opened (missing file, unknown format; see the detail).
+/// The trace file cannot be opened (missing, not readable; see the detail).
+/// Other failures of TRACE_Open have their own codes.
 pub const TRACE_ERR_OPEN: c_int = 3;
 /// The trace is damaged (an SLOG-2 file's bytes; see the detail's byte offset).
 pub const TRACE_ERR_READ: c_int = 4;
@@ -101,6 +103,7 @@ pub(crate) struct TraceApi;
 
 impl Api for TraceApi {
     const NULL_ARG: c_int = TRACE_ERR_NULL_ARG;
+    const BAD_HANDLE: c_int = TRACE_ERR_BAD_HANDLE;
     const BAD_ARG: c_int = TRACE_ERR_BAD_ARG;
     const TOO_SMALL: c_int = TRACE_ERR_ARRAY_TOO_SMALL;
     const PANIC: c_int = TRACE_ERR_PANIC;
@@ -117,7 +120,8 @@ impl Api for TraceApi {
             ErrorKind::NoDrawables => TRACE_ERR_READ,
             ErrorKind::Unsupported => TRACE_ERR_UNSUPPORTED,
             ErrorKind::Closed => TRACE_ERR_BAD_HANDLE,
-            ErrorKind::State => TRACE_ERR_POSITION,
+            // A call for another kind of record than the next one.
+            ErrorKind::State => TRACE_ERR_KIND,
         }
     }
 }
@@ -126,214 +130,55 @@ type A = TraceApi;
 
 const E_PANIC: c_int = TRACE_ERR_PANIC;
 
+/// The record kind in this API's enum.
+fn kind(k: RecordKind) -> TRACE_Rec_Kind_t {
+    match k {
+        RecordKind::Eof => TRACE_Rec_Kind_t::TRACE_EOF,
+        RecordKind::Primitive => TRACE_Rec_Kind_t::TRACE_PRIMITIVE_DRAWABLE,
+        RecordKind::Composite => TRACE_Rec_Kind_t::TRACE_COMPOSITE_DRAWABLE,
+        RecordKind::Category => TRACE_Rec_Kind_t::TRACE_CATEGORY,
+        RecordKind::YCoordMap => TRACE_Rec_Kind_t::TRACE_YCOORDMAP,
+    }
+}
+
 const HELP: &CStr = c"usage: TRACE_Open(filespec): filespec is the path of one trace file, either an SLOG-2 2.0.6 file \
 or a text trace in slog2sdk's sample format (Category/YCoordMap/Primitive/Composite lines); the kind is chosen by \
 content. A filespec whose first word is -h, --h, -help or --help asks for this text.";
 
-/// The reader behind a `TRACE_file`: the source, the record the last Peek
-/// announced, and the members of a composite being delivered.
-struct State {
-    path: PathBuf,
-    src: Box<dyn TraceSource + Send>,
-    /// The current (peeked, not yet consumed) top-level record.
-    current: Option<Record>,
-    /// Members of the composite being delivered.
-    members: VecDeque<(TimeBox, Primitive)>,
-    eof: bool,
-    /// Top-level records consumed so far (the position cookie).
-    consumed: i64,
-    /// `checkpoints[k]`: the source just before top-level record
-    /// `k * CHECKPOINT_EVERY` (taken as the reading passes there; a source
-    /// that cannot give one stops the list, see `TRACE_Set_position`).
-    checkpoints: Vec<Checkpoint>,
-    seekable: bool,
-}
-
-/// Records between two checkpoints: a seek reads at most this many records
-/// again, and a checkpoint costs a few words (a text source: its offset and
-/// line; an SLOG-2 source: the nodes being merged), so 10 million records
-/// keep about 40 000 of them.
-const CHECKPOINT_EVERY: i64 = 256;
-
-impl State {
-    fn open(path: PathBuf) -> ::slog2::Result<State> {
-        // The sequential text parser (1): records go out one call at a time
-        // here, and it can seek to a checkpoint (the parallel one cannot).
-        let src = open_source_with(&path, 1)?;
-        Ok(State {
-            path,
-            src,
-            current: None,
-            members: VecDeque::new(),
-            eof: false,
-            consumed: 0,
-            checkpoints: Vec::new(),
-            seekable: true,
-        })
-    }
-
-    /// Load the next top-level record if none is current.
-    fn fill(&mut self) -> Res<()> {
-        if self.current.is_none() && self.members.is_empty() && !self.eof {
-            // About to read record `consumed`: remember the place when it
-            // starts a new stretch of CHECKPOINT_EVERY records.
-            if self.seekable
-                && self.consumed % CHECKPOINT_EVERY == 0
-                && self.consumed / CHECKPOINT_EVERY == self.checkpoints.len() as i64
-            {
-                match self.src.checkpoint() {
-                    Some(cp) => self.checkpoints.push(cp),
-                    None => self.seekable = false,
-                }
-            }
-            match self.src.next_record().map_err(fail_with::<A>)? {
-                Some(r) => self.current = Some(r),
-                None => self.eof = true,
-            }
-        }
-        Ok(())
-    }
-
-    fn kind(&mut self) -> Res<TRACE_Rec_Kind_t> {
-        self.fill()?;
-        if !self.members.is_empty() {
-            return Ok(TRACE_Rec_Kind_t::TRACE_PRIMITIVE_DRAWABLE);
-        }
-        Ok(match &self.current {
-            None => TRACE_Rec_Kind_t::TRACE_EOF,
-            Some(Record::Primitive(_)) => TRACE_Rec_Kind_t::TRACE_PRIMITIVE_DRAWABLE,
-            Some(Record::Composite(_)) => TRACE_Rec_Kind_t::TRACE_COMPOSITE_DRAWABLE,
-            Some(Record::Category(_)) => TRACE_Rec_Kind_t::TRACE_CATEGORY,
-            Some(Record::YCoordMap(_)) => TRACE_Rec_Kind_t::TRACE_YCOORDMAP,
-        })
-    }
-
-    /// The current record if it is a category.
-    fn category(&mut self) -> Res<&Category> {
-        self.fill()?;
-        match &self.current {
-            Some(Record::Category(c)) if self.members.is_empty() => Ok(c),
-            _ => Err(wrong_kind("a category")),
-        }
-    }
-
-    /// The current record if it is a y-coordinate map.
-    fn ycoordmap(&mut self) -> Res<&YCoordMap> {
-        self.fill()?;
-        match &self.current {
-            Some(Record::YCoordMap(m)) if self.members.is_empty() => Ok(m),
-            _ => Err(wrong_kind("a y-coordinate map")),
-        }
-    }
-
-    /// The current record if it is a composite (not yet entered).
-    fn composite(&mut self) -> Res<&::slog2::trace::TraceComposite> {
-        self.fill()?;
-        match &self.current {
-            Some(Record::Composite(c)) if self.members.is_empty() => Ok(c),
-            _ => Err(wrong_kind("a composite")),
-        }
-    }
-
-    /// The primitive a Peek/Get_next_primitive refers to, entering a composite if needed.
-    fn primitive(&mut self) -> Res<(TimeBox, &Primitive)> {
-        self.fill()?;
-        if self.members.is_empty() && matches!(self.current, Some(Record::Composite(_))) {
-            if let Some(Record::Composite(c)) = self.current.take() {
-                self.consumed += 1;
-                self.members = c
-                    .member_boxes
-                    .into_iter()
-                    .zip(c.composite.members)
-                    .collect();
-            }
-        }
-        if let Some((b, p)) = self.members.front() {
-            return Ok((*b, p));
-        }
-        match &self.current {
-            Some(Record::Primitive(p)) => Ok((p.stated, &p.primitive)),
-            _ => Err(wrong_kind("a primitive")),
-        }
-    }
-
-    fn consume_primitive(&mut self) {
-        if self.members.pop_front().is_none() {
-            self.current = None;
-            self.consumed += 1;
-        }
-    }
-
-    fn consume(&mut self) {
-        self.current = None;
-        self.consumed += 1;
-    }
-
-    /// Go back (or far ahead) to the checkpoint at or before `offset` when
-    /// there is one past the current position's; false when there is none
-    /// (the caller skips from where it is, or reopens).
-    fn restore_before(&mut self, offset: i64) -> Res<bool> {
-        let k = offset / CHECKPOINT_EVERY;
-        let Some(cp) = self.checkpoints.get(k as usize) else {
-            return Ok(false);
-        };
-        let at = k * CHECKPOINT_EVERY;
-        if at <= self.consumed && offset >= self.consumed && self.members.is_empty() {
-            // Skipping from here reads no more than going back would.
-            return Ok(false);
-        }
-        self.src.restore(cp).map_err(fail_with::<A>)?;
-        self.current = None;
-        self.members.clear();
-        self.eof = false;
-        self.consumed = at;
-        Ok(true)
-    }
-
-    /// Skip top-level records up to position `offset` (>= the current one).
-    fn skip_to(&mut self, offset: i64) -> Res<()> {
-        while self.consumed < offset {
-            match self.kind()? {
-                TRACE_Rec_Kind_t::TRACE_EOF => {
-                    return Err(fail(
-                        TRACE_ERR_POSITION,
-                        format!("position {offset} is past the end of the trace"),
-                    ))
-                }
-                _ => {
-                    self.members.clear();
-                    self.consume();
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-fn wrong_kind(what: &str) -> super::Fail {
-    fail(TRACE_ERR_KIND, format!("the current record is not {what}"))
-}
+/// The reader behind a `TRACE_file`: the core's protocol over the source.
+type State = TraceReader;
 
 static TRACES: Registry<Mutex<State>> = Registry::new();
 
-/// Run `f` on the handle's state (under the handle's own lock).
+/// Run `f` on the handle's reader (under the handle's own lock); a panic
+/// retires the handle.
 fn with(fp: TRACE_file, f: impl FnOnce(&mut State) -> Res<c_int>) -> c_int {
-    entry::<A>(|| {
-        if fp.is_null() {
-            return Err(fail(TRACE_ERR_BAD_HANDLE, "NULL TRACE_file handle"));
-        }
-        let h = TRACES
-            .get(fp as usize)
-            .ok_or_else(|| fail(TRACE_ERR_BAD_HANDLE, "unknown or closed TRACE_file handle"))?;
-        let mut st = lock(&h);
-        f(&mut st)
-    })
+    entry::<A>(|| call_on::<A, _, _>(&TRACES, fp as usize, "TRACE_file", |h| f(&mut lock(h))))
+}
+
+/// A core result in this API's codes (the detail recorded).
+fn core<T>(r: ::slog2::Result<T>) -> Res<T> {
+    r.map_err(fail_with::<A>)
+}
+
+/// The code of a failed open: an operating-system error (a missing file,
+/// no permission, a directory) is TRACE_ERR_OPEN; anything else found
+/// while opening (a damaged SLOG-2 file, a plugin's error) has its own kind's code.
+fn open_code(e: &Error) -> c_int {
+    match e.kind() {
+        ErrorKind::Io => TRACE_ERR_OPEN,
+        _ => TraceApi::code(e),
+    }
 }
 
 /// Open a trace. `*fp` is always stored: a handle on success; NULL with
 /// return 0 when the filespec asks for help (print `TRACE_Get_err_string(0)`);
-/// NULL with a non-zero code on failure. Returns 0; TRACE_ERR_NULL_ARG,
-/// TRACE_ERR_OPEN (the detail says why: missing file, unknown format, ...).
+/// NULL with a non-zero code on failure, the code of what went wrong (the
+/// detail says more). Returns 0; TRACE_ERR_NULL_ARG, TRACE_ERR_OPEN (the
+/// file cannot be opened: missing, not readable), TRACE_ERR_READ (a damaged
+/// SLOG-2 or CLOG2 file), TRACE_ERR_PARSE, TRACE_ERR_UNSUPPORTED (e.g. an
+/// SLOG-2 file through a pipe), TRACE_ERR_SOURCE (the OTF2 plugin refused
+/// the archive).
 ///
 /// # Safety
 /// `filespec` is NULL or a NUL-terminated string; `fp` is NULL or valid for
@@ -349,9 +194,12 @@ pub unsafe extern "C" fn TRACE_Open(filespec: *const c_char, fp: *mut TRACE_file
         if matches!(first, "-h" | "--h" | "-help" | "--help") {
             return Ok(0);
         }
-        let st = State::open(PathBuf::from(spec.trim()))
-            .map_err(|e| fail(TRACE_ERR_OPEN, e.to_string()))?;
-        *fp = TRACES.insert(Mutex::new(st)) as TRACE_file;
+        let path = PathBuf::from(spec.trim());
+        // The sequential text parser (1): records go out one call at a time
+        // here, and it can seek to a checkpoint (the parallel one cannot).
+        let st = TraceReader::open(move || open_source_with(&path, 1))
+            .map_err(|e| fail(open_code(&e), e.to_string()))?;
+        *fp = TRACES.insert(Mutex::new(st)) as usize as TRACE_file;
         Ok(0)
     })
 }
@@ -365,14 +213,11 @@ pub unsafe extern "C" fn TRACE_Open(filespec: *const c_char, fp: *mut TRACE_file
 pub unsafe extern "C" fn TRACE_Close(fp: *mut TRACE_file) -> c_int {
     entry::<A>(|| {
         // SAFETY: the caller's promise on `fp`.
-        let fp = unsafe { out::<A, _>(fp, "fp") }?;
-        if fp.is_null() {
+        if unsafe { out::<A, _>(fp, "fp") }?.is_null() {
             return Ok(0);
         }
-        TRACES
-            .remove(*fp as usize)
-            .ok_or_else(|| fail(TRACE_ERR_BAD_HANDLE, "unknown or closed TRACE_file handle"))?;
-        *fp = std::ptr::null_mut();
+        // SAFETY: as above.
+        unsafe { close_handle::<A, _, _>(&TRACES, fp, "fp", "TRACE_file") }?;
         Ok(0)
     })
 }
@@ -391,7 +236,7 @@ pub unsafe extern "C" fn TRACE_Peek_next_kind(
     with(fp, |st| {
         // SAFETY: the caller's promise on `next_kind`.
         let k = unsafe { out::<A, _>(next_kind, "next_kind") }?;
-        *k = st.kind()?;
+        *k = kind(core(st.peek_kind())?);
         Ok(0)
     })
 }
@@ -439,7 +284,7 @@ pub unsafe extern "C" fn TRACE_Peek_next_category(
                 out::<A, _>(n_methodIDs, "n_methodIDs")?,
             )
         };
-        let c = st.category()?;
+        let c = core(st.category())?;
         *nl = c_len::<A>(c.name.len(), "legend")?;
         *nb = c_len::<A>(c.info.label().len(), "label")?;
         *nm = c_len::<A>(c.methods.len(), "methodIDs")?;
@@ -475,7 +320,7 @@ pub unsafe extern "C" fn TRACE_Get_next_category(
     methodID_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        let c = st.category()?;
+        let c = core(st.category())?;
         let label = c.info.label();
         // SAFETY: the caller's promises (see # Safety); all checked before writing.
         let (head, nl, nb, nm, legend, lab, methods) = unsafe {
@@ -542,7 +387,7 @@ pub unsafe extern "C" fn TRACE_Peek_next_ycoordmap(
                 out::<A, _>(n_methodIDs, "n_methodIDs")?,
             )
         };
-        let m = st.ycoordmap()?;
+        let m = core(st.ycoordmap())?;
         *nr = c_len::<A>(m.rows.len(), "rows")?;
         *nc = c_len::<A>(m.column_labels.len() + 1, "columns")?;
         *mc = c_len::<A>(
@@ -584,7 +429,7 @@ pub unsafe extern "C" fn TRACE_Get_next_ycoordmap(
     methodID_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        let m = st.ycoordmap()?;
+        let m = core(st.ycoordmap())?;
         let n = m.rows.iter().map(|(_, v)| 1 + v.len()).sum::<usize>();
         let name_max = m
             .column_labels
@@ -670,7 +515,7 @@ pub unsafe extern "C" fn TRACE_Peek_next_primitive(
                 out::<A, _>(n_bytes, "n_bytes")?,
             )
         };
-        let (b, p) = st.primitive()?;
+        let (b, p) = core(st.primitive())?;
         *s = b.start;
         *e = b.end;
         *nt = c_len::<A>(p.vertices.len(), "vertices")?;
@@ -704,7 +549,7 @@ pub unsafe extern "C" fn TRACE_Get_next_primitive(
     byte_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        let (_, p) = st.primitive()?;
+        let (_, p) = core(st.primitive())?;
         let nv = p.vertices.len();
         // SAFETY: the caller's promises (see # Safety); all checked before writing.
         let (cat, nt, ny, nb, bytes, ts, ys) = unsafe {
@@ -753,7 +598,7 @@ pub unsafe extern "C" fn TRACE_Peek_next_composite(
                 out::<A, _>(n_bytes, "n_bytes")?,
             )
         };
-        let c = st.composite()?;
+        let c = core(st.composite())?;
         *s = c.stated.start;
         *e = c.stated.end;
         *np = c_len::<A>(c.composite.members.len(), "members")?;
@@ -778,7 +623,7 @@ pub unsafe extern "C" fn TRACE_Get_next_composite(
     byte_max: c_int,
 ) -> c_int {
     with(fp, |st| {
-        let c = st.composite()?;
+        let c = core(st.composite())?;
         // SAFETY: the caller's promises (see # Safety); all checked before writing.
         let (cat, nb, bytes) = unsafe {
             (
@@ -811,13 +656,9 @@ pub unsafe extern "C" fn TRACE_Get_position(fp: TRACE_file, offset: *mut TRACE_i
     with(fp, |st| {
         // SAFETY: the caller's promise on `offset`.
         let o = unsafe { out::<A, _>(offset, "offset") }?;
-        if !st.members.is_empty() {
-            return Err(fail(
-                TRACE_ERR_POSITION,
-                "TRACE_Get_position inside a composite",
-            ));
-        }
-        *o = st.consumed;
+        *o = st
+            .position()
+            .ok_or_else(|| fail(TRACE_ERR_POSITION, "TRACE_Get_position inside a composite"))?;
         Ok(0)
     })
 }
@@ -837,19 +678,12 @@ pub unsafe extern "C" fn TRACE_Get_position(fp: TRACE_file, offset: *mut TRACE_i
 #[no_mangle]
 pub unsafe extern "C" fn TRACE_Set_position(fp: TRACE_file, offset: TRACE_int64_t) -> c_int {
     with(fp, |st| {
-        if offset < 0 {
-            return Err(fail(TRACE_ERR_POSITION, "negative position"));
+        if !core(st.set_position(offset))? {
+            return Err(fail(
+                TRACE_ERR_POSITION,
+                format!("no record at position {offset}: negative, or past the end of the trace"),
+            ));
         }
-        if offset == st.consumed && st.members.is_empty() {
-            return Ok(0);
-        }
-        if st.restore_before(offset)? || (offset >= st.consumed && st.members.is_empty()) {
-            st.skip_to(offset)?;
-            return Ok(0);
-        }
-        let mut fresh = State::open(st.path.clone()).map_err(fail_with::<A>)?;
-        fresh.skip_to(offset)?;
-        *st = fresh;
         Ok(0)
     })
 }
@@ -862,7 +696,7 @@ pub extern "C" fn TRACE_Get_err_string(ierr: c_int) -> *mut c_char {
         0 => HELP,
         TRACE_ERR_NULL_ARG => c"TRACE: a required pointer argument is NULL",
         TRACE_ERR_BAD_HANDLE => c"TRACE: unknown, closed or NULL TRACE_file handle",
-        TRACE_ERR_OPEN => c"TRACE: cannot open the trace (missing file, or not an SLOG-2 or sample-format text trace)",
+        TRACE_ERR_OPEN => c"TRACE: cannot open the trace file (missing or not readable; see SLOG2_Get_last_error)",
         TRACE_ERR_READ => c"TRACE: the trace is damaged (see SLOG2_Get_last_error for the byte offset)",
         TRACE_ERR_KIND => c"TRACE: the call does not match the kind of the current record",
         TRACE_ERR_ARRAY_TOO_SMALL => c"TRACE: an output array is too small (pos + n > max); nothing was written",

@@ -9,10 +9,13 @@
 //! A window or preview is **one** native call: the core answers with
 //! [`slog2::read::Rows`] (the columns every binding shares) and this module
 //! copies each column into one Java array and calls the `Drawables`
-//! constructor once. Errors are thrown as `slog2.api.Slog2Exception` with the
+//! constructor once. Errors are thrown as the `slog2.api` subclass of
+//! `Slog2Exception` for their kind ([`crate::exception_class`]) with the
 //! library's message.
 
 use std::sync::{Arc, OnceLock};
+
+use slog2::ErrorKind;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JMethodID, JObject, JString};
 use jni::sys::{jdouble, jint, jlong, jvalue};
@@ -21,20 +24,22 @@ use jni::JNIEnv;
 use slog2::read::Rows;
 use slog2::Slog2File;
 
-use crate::{guard, Fail, JResult, Registry};
+use crate::{guard, handle, key, Fail, JResult, Registry};
 
-const EXC: &str = "slog2/api/Slog2Exception";
+/// Errors are thrown as the `slog2.api` class of their kind.
+const EXC: fn(ErrorKind) -> &'static str = crate::exception_class;
 
 fn registry() -> &'static Registry<Slog2File> {
-    static R: OnceLock<Registry<Slog2File>> = OnceLock::new();
-    R.get_or_init(Registry::new)
+    static R: Registry<Slog2File> = Registry::new();
+    &R
 }
 
 fn file(h: jlong) -> JResult<Arc<Slog2File>> {
-    registry().get(h).ok_or_else(|| {
-        Fail::Lib(format!(
-            "slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"
-        ))
+    registry().get(key(h)).ok_or_else(|| {
+        Fail::new(
+            ErrorKind::Closed,
+            format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"),
+        )
     })
 }
 
@@ -89,7 +94,12 @@ fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
 }
 
 fn len(n: usize) -> JResult<jint> {
-    jint::try_from(n).map_err(|_| Fail::Lib(format!("slog2: {n} entries do not fit a Java array")))
+    jint::try_from(n).map_err(|_| {
+        Fail::new(
+            ErrorKind::InvalidArgument,
+            format!("slog2: {n} entries do not fit a Java array"),
+        )
+    })
 }
 
 fn jv(o: &JObject) -> jvalue {
@@ -146,7 +156,12 @@ fn drawables<'l>(env: &mut JNIEnv<'l>, ids: &Ids, r: &Rows) -> JResult<JObject<'
         .iter()
         .map(|&o| i32::try_from(o))
         .collect::<Result<_, _>>()
-        .map_err(|_| Fail::Lib("slog2: query info exceeds 2 GiB".into()))?;
+        .map_err(|_| {
+            Fail::new(
+                ErrorKind::InvalidArgument,
+                "slog2: query info exceeds 2 GiB",
+            )
+        })?;
     // The kind column as Java bytes (same values, 0..=2).
     let kind: Vec<i8> = r.kind.iter().map(|&k| k as i8).collect();
     env.with_local_frame_returning_local(32, |env| {
@@ -207,18 +222,18 @@ pub extern "system" fn Java_slog2_api_Native_open(
     guard(&mut env, EXC, |env| {
         ids(env)?;
         if path.is_null() {
-            return Err(Fail::Lib("slog2: path is null".into()));
+            return Err(Fail::new(ErrorKind::InvalidArgument, "slog2: path is null"));
         }
         let p: String = env.get_string(&path)?.into();
         let f = Slog2File::open(&p)?;
-        Ok(registry().insert(f))
+        Ok(handle(registry().insert(f)))
     })
 }
 
 #[no_mangle]
 pub extern "system" fn Java_slog2_api_Native_close(mut env: JNIEnv, _class: JClass, h: jlong) {
     guard(&mut env, EXC, |_| {
-        registry().remove(h);
+        registry().remove(key(h));
         Ok(())
     })
 }
@@ -318,11 +333,14 @@ pub extern "system" fn Java_slog2_api_Native_yMaps<'l>(
                     let mut values = Vec::with_capacity(m.rows.len() * ncols);
                     for (line, v) in &m.rows {
                         if v.len() != ncols {
-                            return Err(Fail::Lib(format!(
+                            return Err(Fail::new(
+                                ErrorKind::Format,
+                                format!(
                                 "slog2: y-map {:?}: line {line} has {} values, expected {ncols}",
                                 m.title,
                                 v.len()
-                            )));
+                            ),
+                            ));
                         }
                         values.extend_from_slice(v);
                     }
@@ -393,13 +411,17 @@ pub extern "system" fn Java_slog2_api_Native_popupText<'l>(
         let mut buf = vec![0i8; usize::try_from(n).unwrap_or(0)];
         if n > 0 {
             if info.is_null() {
-                return Err(Fail::Lib("slog2: info array is null".into()));
+                return Err(Fail::new(
+                    ErrorKind::InvalidArgument,
+                    "slog2: info array is null",
+                ));
             }
             let total = env.get_array_length(&info)?;
             if off < 0 || n < 0 || off > total - n {
-                return Err(Fail::Lib(format!(
-                    "slog2: info range {off}+{n} is outside the array of {total} bytes"
-                )));
+                return Err(Fail::new(
+                    ErrorKind::InvalidArgument,
+                    format!("slog2: info range {off}+{n} is outside the array of {total} bytes"),
+                ));
             }
             env.get_byte_array_region(&info, off, &mut buf)?;
         }

@@ -10,8 +10,10 @@
 //! (Jumpshot's convertor dialog has a field for them) can override the
 //! environment.
 //!
-//! `peekNextKindIndex()` reads the next record and keeps it; the matching
-//! `getNext*()` hands it to Java. Boxes given to the Java constructors are the
+//! The record protocol is the core's [`TraceReader`], the one the C
+//! `TRACE_*` functions use: `peekNextKindIndex()` reads the next record and
+//! keeps it; the matching `getNext*()` hands it to Java, and a `getNext*()`
+//! of another kind is an error that leaves the record for its own call. Boxes given to the Java constructors are the
 //! boxes the source *stated* (the TRACE peek boxes), so the converter's `-tc`
 //! checks see what the reference bridge would show them.
 //!
@@ -33,17 +35,19 @@ use jni::sys::{jboolean, jint, jvalue, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 
 use slog2::trace::plugin::{PluginOpen, PluginSource};
+use slog2::trace::reader::{RecordKind, TraceReader};
 use slog2::trace::{Record, TraceSource};
-use slog2::{Category, Primitive, TimeBox, YCoordMap};
+use slog2::{Category, ErrorKind, Primitive, TimeBox, YCoordMap};
 
-use crate::{guard, Fail, JResult, Registry};
+use crate::{guard, handle, key, Fail, JResult, Registry};
 
 /// System property naming an external TRACE-API library.
 pub const TRACE_LIB_PROPERTY: &str = "slog2.trace.lib";
 /// Environment variable naming an external TRACE-API library.
 pub const TRACE_LIB_ENV: &str = "SLOG2_TRACE_LIB";
 
-const EXC: &str = "java/lang/RuntimeException";
+/// Errors are thrown as `RuntimeException`s (see [`crate::runtime_exception`]).
+const EXC: fn(ErrorKind) -> &'static str = crate::runtime_exception;
 
 /// Kind numbers of `base.drawable.Kind` (TRACE_Rec_Kind_t).
 const KIND_EOF: jint = 0;
@@ -52,12 +56,11 @@ const KIND_COMPOSITE: jint = 2;
 const KIND_CATEGORY: jint = 3;
 const KIND_YCOORDMAP: jint = 4;
 
-/// A source read by one `InputLog`.
-struct Input {
-    src: Box<dyn TraceSource>,
-    /// The record the last peek read, waiting for its `getNext*`.
-    peeked: Option<Record>,
-}
+/// A source read by one `InputLog`, through the core's TRACE protocol
+/// (the one the C `TRACE_*` functions use): a peek reads the next record
+/// and keeps it, a `getNext*` takes it whole, and a call for another kind
+/// of record is an error that changes nothing.
+type Input = TraceReader<dyn TraceSource>;
 
 /// The sources behind live `InputLog` handles.
 ///
@@ -71,8 +74,8 @@ unsafe impl Send for Handle {}
 unsafe impl Sync for Handle {}
 
 fn registry() -> &'static Registry<Handle> {
-    static R: OnceLock<Registry<Handle>> = OnceLock::new();
-    R.get_or_init(Registry::new)
+    static R: Registry<Handle> = Registry::new();
+    &R
 }
 
 /// IDs looked up once per process (the classes are loaded by the jar's class
@@ -147,15 +150,25 @@ fn set_handle(env: &mut JNIEnv, this: &JObject, ids: &Ids, h: i64) -> JResult<()
 fn input_of(env: &mut JNIEnv, this: &JObject, ids: &Ids) -> JResult<std::sync::Arc<Handle>> {
     let h = get_handle(env, this, ids)?;
     if h == 0 {
-        return Err(Fail::Lib(
-            "slog2 TraceInput: InputLog is not open (filehandle 0)".into(),
+        return Err(Fail::new(
+            ErrorKind::Closed,
+            "slog2 TraceInput: InputLog is not open (filehandle 0)",
         ));
     }
-    registry().get(h).ok_or_else(|| {
-        Fail::Lib(format!(
-            "slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"
-        ))
+    registry().get(key(h)).ok_or_else(|| {
+        Fail::new(
+            ErrorKind::Closed,
+            format!("slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"),
+        )
     })
+}
+
+/// `take` returned another kind than it was asked for (cannot happen).
+fn taken_other() -> Fail {
+    Fail::new(
+        ErrorKind::State,
+        "slog2 TraceInput: the reader returned another kind of record (a bug)",
+    )
 }
 
 fn lock(h: &Handle) -> std::sync::MutexGuard<'_, Input> {
@@ -226,7 +239,7 @@ pub extern "system" fn Java_logformat_trace_InputLog_open(
         // A second open() on the same InputLog releases the first trace.
         let old = get_handle(env, &this, ids)?;
         if old != 0 {
-            registry().remove(old);
+            registry().remove(key(old));
         }
         set_handle(env, &this, ids, 0)?;
         let opened: Result<Option<Box<dyn TraceSource>>, String> = match trace_lib(env)? {
@@ -248,8 +261,8 @@ pub extern "system" fn Java_logformat_trace_InputLog_open(
         };
         match opened {
             Ok(Some(src)) => {
-                let key = registry().insert(Handle(Mutex::new(Input { src, peeked: None })));
-                set_handle(env, &this, ids, key)?;
+                let k = registry().insert(Handle(Mutex::new(Input::new(src, None))));
+                set_handle(env, &this, ids, handle(k))?;
                 Ok(JNI_TRUE)
             }
             // Help shown: handle 0 + true = "exits normally".
@@ -272,7 +285,7 @@ pub extern "system" fn Java_logformat_trace_InputLog_close(
         let ids = ids(env)?;
         let h = get_handle(env, &this, ids)?;
         set_handle(env, &this, ids, 0)?;
-        Ok(if h != 0 && registry().remove(h).is_some() {
+        Ok(if h != 0 && registry().remove(key(h)).is_some() {
             JNI_TRUE
         } else {
             JNI_FALSE
@@ -289,57 +302,38 @@ pub extern "system" fn Java_logformat_trace_InputLog_peekNextKindIndex(
         let ids = ids(env)?;
         let h = input_of(env, &this, ids)?;
         let mut input = lock(&h);
-        if input.peeked.is_none() {
-            let next = input.src.next_record();
-            match next {
-                Ok(r) => input.peeked = r,
-                Err(e) => {
-                    let msg = e.to_string();
-                    let loc = input.src.location();
-                    return Err(Fail::Lib(if loc.is_empty() || msg.contains(&loc) {
-                        format!("slog2 TraceInput: {msg}")
-                    } else {
-                        format!("slog2 TraceInput: {msg} (at {loc})")
-                    }));
-                }
-            }
-        }
-        Ok(match &input.peeked {
-            None => KIND_EOF,
-            Some(Record::Primitive(_)) => KIND_PRIMITIVE,
-            Some(Record::Composite(_)) => KIND_COMPOSITE,
-            Some(Record::Category(_)) => KIND_CATEGORY,
-            Some(Record::YCoordMap(_)) => KIND_YCOORDMAP,
+        let kind = input.peek_kind().map_err(|e| {
+            let msg = e.to_string();
+            let loc = input.source().location();
+            let msg = if loc.is_empty() || msg.contains(&loc) {
+                format!("slog2 TraceInput: {msg}")
+            } else {
+                format!("slog2 TraceInput: {msg} (at {loc})")
+            };
+            Fail::new(e.kind(), msg)
+        })?;
+        Ok(match kind {
+            RecordKind::Eof => KIND_EOF,
+            RecordKind::Primitive => KIND_PRIMITIVE,
+            RecordKind::Composite => KIND_COMPOSITE,
+            RecordKind::Category => KIND_CATEGORY,
+            RecordKind::YCoordMap => KIND_YCOORDMAP,
         })
     })
 }
 
-/// Take the peeked record (peeking first if the caller did not).
-fn take(env: &mut JNIEnv, this: &JObject, ids: &Ids, want: &str) -> JResult<Record> {
+/// Take the next record, which must be of kind `want` (peeking first if the
+/// caller did not); a record of another kind stays for its own `getNext*`.
+fn take(
+    env: &mut JNIEnv,
+    this: &JObject,
+    ids: &Ids,
+    want: RecordKind,
+    call: &str,
+) -> JResult<Record> {
     let h = input_of(env, this, ids)?;
-    let mut input = lock(&h);
-    if input.peeked.is_none() {
-        let next = input.src.next_record()?;
-        input.peeked = next;
-    }
-    match input.peeked.take() {
-        Some(r) => Ok(r),
-        None => Err(Fail::Lib(format!(
-            "slog2 TraceInput: getNext{want}() called at the end of the trace"
-        ))),
-    }
-}
-
-fn wrong_kind(want: &str, got: &Record) -> Fail {
-    let got = match got {
-        Record::Primitive(_) => "a primitive",
-        Record::Composite(_) => "a composite",
-        Record::Category(_) => "a category",
-        Record::YCoordMap(_) => "a y-coordinate map",
-    };
-    Fail::Lib(format!(
-        "slog2 TraceInput: getNext{want}() called but the next record is {got}"
-    ))
+    let r = lock(&h).take(want);
+    r.map_err(|e| Fail::new(e.kind(), format!("slog2 TraceInput: getNext{call}(): {e}")))
 }
 
 fn jstring<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
@@ -347,7 +341,8 @@ fn jstring<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
 }
 
 fn int_array<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
-    let len = i32::try_from(v.len()).map_err(|_| Fail::Lib("array too large for Java".into()))?;
+    let len = i32::try_from(v.len())
+        .map_err(|_| Fail::new(ErrorKind::InvalidArgument, "array too large for Java"))?;
     let a = env.new_int_array(len)?;
     env.set_int_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -418,7 +413,7 @@ fn new_ymap<'l>(env: &mut JNIEnv<'l>, ids: &Ids, m: &YCoordMap) -> JResult<JObje
         let nrows = m.rows.len();
         let title = jstring(env, &m.title)?;
         let len = i32::try_from(m.column_labels.len())
-            .map_err(|_| Fail::Lib("too many y-map columns".into()))?;
+            .map_err(|_| Fail::new(ErrorKind::InvalidArgument, "too many y-map columns"))?;
         let names = env.new_object_array(len, &ids.string, JObject::null())?;
         for (i, l) in m.column_labels.iter().enumerate() {
             let s = env.new_string(l)?;
@@ -428,12 +423,15 @@ fn new_ymap<'l>(env: &mut JNIEnv<'l>, ids: &Ids, m: &YCoordMap) -> JResult<JObje
         let mut elems = Vec::with_capacity(nrows * ncols);
         for (line, vals) in &m.rows {
             if vals.len() != ncols - 1 {
-                return Err(Fail::Lib(format!(
-                    "y-coordinate map {:?}: row of line {line} has {} values, expected {}",
-                    m.title,
-                    vals.len(),
-                    ncols - 1
-                )));
+                return Err(Fail::new(
+                    ErrorKind::Format,
+                    format!(
+                        "y-coordinate map {:?}: row of line {line} has {} values, expected {}",
+                        m.title,
+                        vals.len(),
+                        ncols - 1
+                    ),
+                ));
             }
             elems.push(*line);
             elems.extend_from_slice(vals);
@@ -489,9 +487,9 @@ pub extern "system" fn Java_logformat_trace_InputLog_getNextCategory<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        match take(env, &this, ids, "Category")? {
+        match take(env, &this, ids, RecordKind::Category, "Category")? {
             Record::Category(c) => new_category(env, ids, &c),
-            other => Err(wrong_kind("Category", &other)),
+            _ => Err(taken_other()),
         }
     })
 }
@@ -503,9 +501,9 @@ pub extern "system" fn Java_logformat_trace_InputLog_getNextYCoordMap<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        match take(env, &this, ids, "YCoordMap")? {
+        match take(env, &this, ids, RecordKind::YCoordMap, "YCoordMap")? {
             Record::YCoordMap(m) => new_ymap(env, ids, &m),
-            other => Err(wrong_kind("YCoordMap", &other)),
+            _ => Err(taken_other()),
         }
     })
 }
@@ -517,9 +515,9 @@ pub extern "system" fn Java_logformat_trace_InputLog_getNextPrimitive<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        match take(env, &this, ids, "Primitive")? {
+        match take(env, &this, ids, RecordKind::Primitive, "Primitive")? {
             Record::Primitive(p) => new_primitive(env, ids, p.stated, &p.primitive),
-            other => Err(wrong_kind("Primitive", &other)),
+            _ => Err(taken_other()),
         }
     })
 }
@@ -531,18 +529,23 @@ pub extern "system" fn Java_logformat_trace_InputLog_getNextComposite<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let c = match take(env, &this, ids, "Composite")? {
+        let c = match take(env, &this, ids, RecordKind::Composite, "Composite")? {
             Record::Composite(c) => c,
-            other => return Err(wrong_kind("Composite", &other)),
+            _ => return Err(taken_other()),
         };
         let members = &c.composite.members;
         if members.is_empty() {
-            return Err(Fail::Lib(
-                "slog2 TraceInput: composite with no members".into(),
+            return Err(Fail::new(
+                ErrorKind::InvalidDrawable,
+                "slog2 TraceInput: composite with no members",
             ));
         }
-        let n = i32::try_from(members.len())
-            .map_err(|_| Fail::Lib("composite has too many members for Java".into()))?;
+        let n = i32::try_from(members.len()).map_err(|_| {
+            Fail::new(
+                ErrorKind::InvalidArgument,
+                "composite has too many members for Java",
+            )
+        })?;
         env.with_local_frame_returning_local(8, |env| {
             let arr = env.new_object_array(n, &ids.prim, JObject::null())?;
             for (i, p) in members.iter().enumerate() {

@@ -17,34 +17,46 @@
 //! users never compile or link the `jni` crate.
 //!
 //! Boundary rules, for both sets:
-//! * handles stored in Java (`long`) are keys into a `Registry`, never
-//!   pointers; every call validates its key;
+//! * handles stored in Java (`long`) are keys into a `slog2_handles`
+//!   registry (the one the C ABI uses), never pointers; every call
+//!   validates its key;
 //! * every native body runs under `guard`: a Rust error becomes a Java
-//!   exception carrying the library's message, a panic becomes a
+//!   exception carrying the library's message — for the viewer natives the
+//!   `slog2.api` subclass of `Slog2Exception` of its `ErrorKind`
+//!   ([`exception_class`], exhaustive), for the drop-in a
+//!   `RuntimeException` as the reference threw — and a panic becomes a
 //!   `java.lang.Error`; nothing unwinds into the JVM;
 //! * class, method and field IDs are looked up once and cached;
 //! * natives that create many objects run inside JNI local frames, so local
 //!   references never pile up (composites free theirs member by member).
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use jni::JNIEnv;
+use slog2::ErrorKind;
 
 pub mod api;
 pub mod inputlog;
 
 /// Why a native failed.
 pub(crate) enum Fail {
-    /// A library error (or a usage error), thrown as the native's exception
-    /// class with this message.
-    Lib(String),
+    /// A library error (or a usage error of that kind), thrown as the
+    /// kind's exception class with this message.
+    Lib { kind: ErrorKind, msg: String },
     /// A JNI call failed; usually a Java exception is already pending
     /// (e.g. a constructor threw), which then propagates unchanged.
     Jni(jni::errors::Error),
+}
+
+impl Fail {
+    /// A failure of `kind` with `msg`.
+    pub(crate) fn new(kind: ErrorKind, msg: impl Into<String>) -> Fail {
+        Fail::Lib {
+            kind,
+            msg: msg.into(),
+        }
+    }
 }
 
 impl From<jni::errors::Error> for Fail {
@@ -55,8 +67,33 @@ impl From<jni::errors::Error> for Fail {
 
 impl From<slog2::Error> for Fail {
     fn from(e: slog2::Error) -> Self {
-        Fail::Lib(e.to_string())
+        Fail::new(e.kind(), e.to_string())
     }
+}
+
+/// The `slog2.api` exception class of each error kind (exhaustive: a new
+/// kind does not compile until it has a class here and in `java/api`).
+pub(crate) fn exception_class(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Closed => "slog2/api/ClosedException",
+        ErrorKind::Format => "slog2/api/FormatException",
+        ErrorKind::Io => "slog2/api/Slog2IOException",
+        ErrorKind::InvalidArgument => "slog2/api/InvalidArgumentException",
+        ErrorKind::Order => "slog2/api/OrderException",
+        ErrorKind::Parse => "slog2/api/ParseException",
+        ErrorKind::InvalidDrawable => "slog2/api/InvalidDrawableException",
+        ErrorKind::Source => "slog2/api/SourceException",
+        ErrorKind::Unsupported => "slog2/api/UnsupportedException",
+        ErrorKind::State => "slog2/api/StateException",
+        ErrorKind::NoDrawables => "slog2/api/NoDrawablesException",
+    }
+}
+
+/// Exception classes for the drop-in `InputLog` natives: the slog2sdk jars
+/// that load them do not have `slog2.api` on their class path, and the
+/// reference bridge threw plain runtime exceptions.
+pub(crate) fn runtime_exception(_: ErrorKind) -> &'static str {
+    "java/lang/RuntimeException"
 }
 
 pub(crate) type JResult<T> = std::result::Result<T, Fail>;
@@ -97,19 +134,19 @@ fn throw(env: &mut JNIEnv, class: &str, msg: &str) {
     }
 }
 
-/// Run a native body: library errors are thrown as `exc_class`, JNI errors
+/// Run a native body: library errors are thrown as `class_of(kind)`, JNI errors
 /// leave their pending exception (or throw one describing them), panics are
 /// caught and thrown as `java.lang.Error`. Returns `T::default()` (null, 0,
 /// false) whenever an exception is pending, as JNI requires.
 pub(crate) fn guard<'l, T: Default>(
     env: &mut JNIEnv<'l>,
-    exc_class: &str,
+    class_of: fn(ErrorKind) -> &'static str,
     f: impl FnOnce(&mut JNIEnv<'l>) -> JResult<T>,
 ) -> T {
     match catch_unwind(AssertUnwindSafe(|| f(env))) {
         Ok(Ok(v)) => v,
-        Ok(Err(Fail::Lib(msg))) => {
-            throw(env, exc_class, &msg);
+        Ok(Err(Fail::Lib { kind, msg })) => {
+            throw(env, class_of(kind), &msg);
             T::default()
         }
         Ok(Err(Fail::Jni(e))) => {
@@ -128,42 +165,45 @@ pub(crate) fn guard<'l, T: Default>(
     }
 }
 
-/// Live native objects behind Java `long` handles. Keys are non-zero, never
-/// reused within a process (a stale handle cannot reach a newer object) and
-/// never addresses. Values are shared (`Arc`): a call holds its object while
-/// it runs, so `close` on another thread cannot free it under the call.
-pub(crate) struct Registry<T> {
-    map: Mutex<HashMap<i64, Arc<T>>>,
+/// Live native objects behind Java `long` handles: the registry the C ABI
+/// uses too (`slog2_handles`). Keys are non-zero, never reused within a
+/// process and never addresses; values are shared (`Arc`), so a `close` on
+/// another thread cannot free an object under a running call. A Java `long`
+/// is the key's bits (a negative or made-up value is simply not found).
+pub(crate) type Registry<T> = slog2_handles::Registry<T>;
+
+/// A Java `long` handle as a registry key.
+pub(crate) fn key(h: i64) -> u64 {
+    h as u64
 }
 
-/// One key space for every registry: a drop-in handle is never a valid
-/// viewer handle and vice versa.
-static NEXT_KEY: AtomicI64 = AtomicI64::new(1);
+/// A registry key as a Java `long` handle.
+pub(crate) fn handle(key: u64) -> i64 {
+    key as i64
+}
 
-impl<T> Registry<T> {
-    pub(crate) fn new() -> Self {
-        Registry {
-            map: Mutex::new(HashMap::new()),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every error kind has its own `slog2.api` class, and each class is in
+    /// the Java sources as a subclass of `Slog2Exception`.
+    #[test]
+    fn every_kind_has_its_own_exception_class() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../java/api/src/main/java");
+        let mut seen = std::collections::HashSet::new();
+        for kind in ErrorKind::ALL {
+            let class = exception_class(kind);
+            assert!(seen.insert(class), "{kind:?}: {class} is used twice");
+            let src = std::fs::read_to_string(dir.join(format!("{class}.java")))
+                .unwrap_or_else(|e| panic!("{kind:?}: {class}.java: {e}"));
+            let name = class.rsplit('/').next().unwrap();
+            assert!(
+                src.contains(&format!("public class {name} extends Slog2Exception")),
+                "{class} must extend Slog2Exception"
+            );
         }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<T>>> {
-        // A panic while holding the lock cannot leave the map inconsistent
-        // (single insert/remove/get), so a poisoned lock is still usable.
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn insert(&self, v: T) -> i64 {
-        let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-        self.lock().insert(key, Arc::new(v));
-        key
-    }
-
-    pub(crate) fn get(&self, key: i64) -> Option<Arc<T>> {
-        self.lock().get(&key).cloned()
-    }
-
-    pub(crate) fn remove(&self, key: i64) -> Option<Arc<T>> {
-        self.lock().remove(&key)
+        assert_eq!(seen.len(), ErrorKind::ALL.len());
     }
 }

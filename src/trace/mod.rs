@@ -14,6 +14,9 @@
 //! records into drawables as `clog2TOslog2` does), and any C library implementing the TRACE-API
 //! (`plugin`). [`TraceSource::next_records`] hands records over in bulk, so a
 //! parallel source passes whole vectors to the converter.
+//!
+//! [`reader::TraceReader`] is the TRACE-API's reading protocol over a source
+//! (peek, get, positions by checkpoints), shared by the C and Java bindings.
 
 use std::io::Read;
 
@@ -22,6 +25,7 @@ use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
 pub mod clog2;
 pub mod plugin;
+pub mod reader;
 pub mod slog2;
 pub mod text;
 pub mod text_par;

@@ -54,6 +54,10 @@
 //!   sink that computes a composite's box from its members — the same values
 //!   a window's record keys give (tests/scan.rs compares the two).
 //!
+//! For bindings that copy batches into caller memory, [`PrefetchScan`]
+//! (in `prefetch.rs`) runs a scan on a thread of its own, a few sub-batches
+//! ahead, and hands out runs of whole records sized to the caller's room.
+//!
 //! The scan does not use the node cache or the directory index, so it
 //! neither evicts a viewer's cached tables nor pays to build them.
 //!
@@ -67,6 +71,10 @@ use std::ops::Deref;
 
 use crate::error::Result;
 use crate::format::RecordWalk;
+
+mod prefetch;
+
+pub use prefetch::{Batch, PrefetchScan, DEFAULT_SUB_ROWS};
 
 use super::rows::ScanSink;
 use super::{QueryStats, Rows, Slog2File};

@@ -1,0 +1,393 @@
+//! Window and preview queries into the caller's columns.
+//!
+//! The core answers a query with [`Rows`](::slog2::read::Rows), the
+//! columns every binding shares; this file copies a range of them into the
+//! caller's four-argument arrays (`SLOG2_Query_columns` at `pos`, info
+//! bytes at `info_pos`), after checking that everything fits, so that a
+//! failing call writes nothing. Scans and window cursors reuse the same
+//! copy (`fill_rows`).
+
+use std::ffi::{c_char, c_int};
+
+use super::codes::*;
+use super::{core, reader, SLOG2_File, A};
+use crate::{c_len, fail, input, out, room, set_opt, slots, Res};
+use ::slog2::read::RowsRef;
+
+/// What a query read. Both depend only on the file and the window (not on
+/// the node cache).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SLOG2_Query_stats {
+    /// Tree nodes whose time box intersects the window (their drawables
+    /// were searched).
+    pub nodes_read: c_int,
+    /// Bytes of the drawables decoded: the records of the drawables
+    /// returned (tags included), plus, for a preview, the bytes of the
+    /// child stubs (which hold the shadows) decoded. Not the size of the
+    /// nodes touched: a query decodes only the records that intersect the
+    /// window (see the README, "Window queries").
+    pub bytes_read: i64,
+}
+
+/// Row kind: a primitive (top level, or a member after its composite's row).
+pub const SLOG2_KIND_PRIMITIVE: c_int = 0;
+/// Row kind: a composite (its members follow it).
+pub const SLOG2_KIND_COMPOSITE: c_int = 1;
+/// Row kind: a preview shadow.
+pub const SLOG2_KIND_SHADOW: c_int = 2;
+const _: () = assert!(
+    SLOG2_KIND_PRIMITIVE == ::slog2::read::ROW_PRIMITIVE as c_int
+        && SLOG2_KIND_COMPOSITE == ::slog2::read::ROW_COMPOSITE as c_int
+        && SLOG2_KIND_SHADOW == ::slog2::read::ROW_SHADOW as c_int
+);
+
+/// Column outputs of a query; any column pointer may be NULL to skip it.
+#[repr(C)]
+pub struct SLOG2_Query_columns {
+    /// SLOG2_KIND_PRIMITIVE, _COMPOSITE or _SHADOW.
+    pub kind: *mut c_int,
+    pub category: *mut c_int,
+    pub start: *mut f64,
+    pub end: *mut f64,
+    /// Line ID of the first and of the last vertex.
+    pub line0: *mut c_int,
+    pub line1: *mut c_int,
+    /// Primitives summarised (shadows), members (composites), 1 (primitives).
+    pub num_real: *mut i64,
+    /// Offset of the row's info bytes in `info_base` (-1 when none), and their count.
+    pub info_offset: *mut c_int,
+    pub info_len: *mut c_int,
+    /// Time of the first and of the last vertex (shadows: box start and end):
+    /// an arrow goes from (time0, line0) to (time1, line1), whatever the box.
+    pub time0: *mut f64,
+    pub time1: *mut f64,
+    /// Row of the composite a member row belongs to (members follow their
+    /// composite's row), else -1.
+    pub parent: *mut c_int,
+}
+
+/// Fill one optional column with `vals` at `pos` (room checked by the caller).
+///
+/// # Safety
+/// `col` is NULL or valid for writes of `pos + n` elements.
+unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item = T>) {
+    if col.is_null() {
+        return;
+    }
+    // SAFETY: room for `pos + vals.len()` elements (caller).
+    let dst = unsafe { std::slice::from_raw_parts_mut(col.add(pos), vals.len()) };
+    for (d, v) in dst.iter_mut().zip(vals) {
+        *d = v;
+    }
+}
+
+/// Write a query's rows into the caller's columns (see SLOG2_Query_window).
+/// `parent_base` is added to the parent rows (0 for a query; a scan writing
+/// several batches in one call numbers them from the call's first row).
+///
+/// # Safety
+/// As SLOG2_Query_window's pointer arguments.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn fill_rows(
+    rows: RowsRef<'_>,
+    parent_base: c_int,
+    range: std::ops::Range<usize>,
+    n_out: *mut c_int,
+    cols: *const SLOG2_Query_columns,
+    pos: *mut c_int,
+    max: c_int,
+    info_base: *mut c_char,
+    info_pos: *mut c_int,
+    info_max: c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> Res<c_int> {
+    let (r0, r1) = (range.start, range.end);
+    let (i0, i1) = (rows.info_offset[r0] as usize, rows.info_offset[r1] as usize);
+    let info = &rows.info[i0..i1];
+    let nrows = r1 - r0;
+    let n = c_len::<A>(nrows, "rows")?;
+    c_len::<A>(info.len(), "info bytes")?;
+    // SAFETY: the caller's promises; every array is checked before writing.
+    let (n_out, cols) = unsafe {
+        (
+            out::<A, _>(n_out, "n_out")?,
+            input::<A, _>(cols, "columns")?,
+        )
+    };
+    // The columns share `pos`/`max`; the info bytes have their own array.
+    // SAFETY: as above.
+    let checked = unsafe {
+        room::<A>(pos, max, nrows, "rows").and_then(|p0| {
+            slots::<A, c_char>(info_base, info_pos, info_max, info.len(), "info").map(|i| (p0, i))
+        })
+    };
+    let (p0, info_room) = match checked {
+        Ok(c) => c,
+        Err(f) => {
+            *n_out = n;
+            return Err(f);
+        }
+    };
+    // SAFETY: `info_pos` was checked non-NULL by `slots`.
+    let ip0 = unsafe { *info_pos };
+    let spans = rows.info_offset[r0..=r1].windows(2);
+    let ib = i0 as u32;
+    // SAFETY: each non-NULL column holds `max` >= p0 + n elements (caller,
+    // checked against `max`); `pos` and `stats` as promised.
+    unsafe {
+        column(
+            cols.kind,
+            p0,
+            rows.kind[r0..r1].iter().map(|&k| c_int::from(k)),
+        );
+        column(cols.category, p0, rows.category[r0..r1].iter().copied());
+        column(cols.start, p0, rows.start[r0..r1].iter().copied());
+        column(cols.end, p0, rows.end[r0..r1].iter().copied());
+        column(cols.time0, p0, rows.time0[r0..r1].iter().copied());
+        column(cols.time1, p0, rows.time1[r0..r1].iter().copied());
+        column(cols.line0, p0, rows.line0[r0..r1].iter().copied());
+        column(cols.line1, p0, rows.line1[r0..r1].iter().copied());
+        // Parents relative to the range's first row, plus the caller's base.
+        let pb = parent_base - r0 as c_int;
+        column(
+            cols.parent,
+            p0,
+            rows.parent[r0..r1]
+                .iter()
+                .map(|&p| if p >= 0 { p + pb } else { p }),
+        );
+        column(cols.num_real, p0, rows.num_real[r0..r1].iter().copied());
+        column(
+            cols.info_offset,
+            p0,
+            spans.clone().map(|w| {
+                if w[1] > w[0] {
+                    ip0 + (w[0] - ib) as c_int
+                } else {
+                    -1
+                }
+            }),
+        );
+        column(cols.info_len, p0, spans.map(|w| (w[1] - w[0]) as c_int));
+        put_stats(stats, &rows);
+        *pos += n;
+    }
+    info_room.fill(info.iter().map(|&b| b as c_char));
+    *n_out = n;
+    Ok(SLOG2_OK)
+}
+
+/// # Safety
+/// `stats` is NULL or valid for one struct.
+pub(super) unsafe fn put_stats(stats: *mut SLOG2_Query_stats, rows: &RowsRef<'_>) {
+    // SAFETY: forwarded.
+    unsafe {
+        set_opt(
+            stats,
+            SLOG2_Query_stats {
+                nodes_read: c_int::try_from(rows.stats.nodes_read).unwrap_or(c_int::MAX),
+                bytes_read: i64::try_from(rows.stats.bytes_read).unwrap_or(i64::MAX),
+            },
+        )
+    };
+}
+
+/// Every drawable whose time box intersects `[t0, t1]`, in drawing order, one
+/// row each (a composite row is followed by its members' rows), written in
+/// columns at `pos` (capacity `max` rows) with info bytes packed into
+/// `info_base`. On SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+/// holds the rows needed (so a first call with `max` 0 sizes the arrays;
+/// SLOG2_Query_window_size gives both sizes). `stats` (may be NULL) gets the
+/// nodes and bytes the query read. Safe to call from many threads on one
+/// handle. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_ARG (t0 > t1, NaN, negative pos/max, over 2^31 rows),
+/// SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `n_out`, `pos`, `info_pos` NULL or valid for one int; `columns` NULL or a
+/// valid struct whose non-NULL columns hold `max` elements; `info_base` NULL
+/// or valid for `info_max` bytes; `stats` NULL or valid for one struct.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Query_window(
+    fp: SLOG2_File,
+    t0: f64,
+    t1: f64,
+    n_out: *mut c_int,
+    columns: *const SLOG2_Query_columns,
+    pos: *mut c_int,
+    max: c_int,
+    info_base: *mut c_char,
+    info_pos: *mut c_int,
+    info_max: c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> c_int {
+    reader(fp, |r| {
+        let rows = core(r.file.window_rows(t0, t1))?;
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
+            fill_rows(
+                rows.view(),
+                0,
+                0..rows.len(),
+                n_out,
+                columns,
+                pos,
+                max,
+                info_base,
+                info_pos,
+                info_max,
+                stats,
+            )
+        }
+    })
+}
+
+/// Rows and info bytes SLOG2_Query_window (depth < 0) or SLOG2_Query_preview
+/// (depth >= 0) would return. Returns as SLOG2_Query_window.
+///
+/// # Safety
+/// `n_rows` and `n_info_bytes` are NULL or valid for one int each.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Query_window_size(
+    fp: SLOG2_File,
+    t0: f64,
+    t1: f64,
+    depth: c_int,
+    n_rows: *mut c_int,
+    n_info_bytes: *mut c_int,
+) -> c_int {
+    reader(fp, |r| {
+        // SAFETY: the caller's promises (see # Safety).
+        let (nr, ni) = unsafe {
+            (
+                out::<A, _>(n_rows, "n_rows")?,
+                out::<A, _>(n_info_bytes, "n_info_bytes")?,
+            )
+        };
+        let rows = core(if depth < 0 {
+            r.file.window_rows(t0, t1)
+        } else {
+            r.file.preview_rows(t0, t1, depth)
+        })?;
+        *nr = c_len::<A>(rows.len(), "rows")?;
+        *ni = c_len::<A>(rows.info.len(), "info bytes")?;
+        Ok(SLOG2_OK)
+    })
+}
+
+/// Zoomed-out view: reads only tree levels >= `depth` intersecting the window;
+/// rows are their real drawables, then the shadows (kind SLOG2_KIND_SHADOW,
+/// category -1/-2/-3, num_real) summarising the levels below. Same array
+/// conventions as SLOG2_Query_window; per-category weights of the shadows:
+/// SLOG2_Query_preview_weights. `depth` 0 is full detail; a depth above the
+/// root's reads just the root. Returns as SLOG2_Query_window
+/// (SLOG2_ERR_BAD_ARG also for depth < 0).
+///
+/// # Safety
+/// As SLOG2_Query_window.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Query_preview(
+    fp: SLOG2_File,
+    t0: f64,
+    t1: f64,
+    depth: c_int,
+    n_out: *mut c_int,
+    columns: *const SLOG2_Query_columns,
+    pos: *mut c_int,
+    max: c_int,
+    info_base: *mut c_char,
+    info_pos: *mut c_int,
+    info_max: c_int,
+    stats: *mut SLOG2_Query_stats,
+) -> c_int {
+    reader(fp, |r| {
+        if depth < 0 {
+            return Err(fail(SLOG2_ERR_BAD_ARG, "depth must be >= 0"));
+        }
+        let rows = core(r.file.preview_rows(t0, t1, depth))?;
+        // SAFETY: the caller's promises (see # Safety).
+        unsafe {
+            fill_rows(
+                rows.view(),
+                0,
+                0..rows.len(),
+                n_out,
+                columns,
+                pos,
+                max,
+                info_base,
+                info_pos,
+                info_max,
+                stats,
+            )
+        }
+    })
+}
+
+/// Weights of the shadows of SLOG2_Query_preview (same t0, t1, depth): one
+/// entry per (shadow, category): `shadow` = the shadow's row in the preview's
+/// rows (0-based), category, inclusive and exclusive ratio, count; grouped by
+/// row ascending. Four-argument convention on `pos`/`max` (all five arrays
+/// share them); on SLOG2_ERR_ARRAY_TOO_SMALL `*n_out` holds the entries
+/// needed. Returns as SLOG2_Query_preview.
+///
+/// # Safety
+/// `n_out` and `pos` NULL or valid for one int; the five arrays NULL or valid
+/// for `max` elements each.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Query_preview_weights(
+    fp: SLOG2_File,
+    t0: f64,
+    t1: f64,
+    depth: c_int,
+    n_out: *mut c_int,
+    shadow: *mut c_int,
+    category: *mut c_int,
+    incl: *mut f32,
+    excl: *mut f32,
+    count: *mut i64,
+    pos: *mut c_int,
+    max: c_int,
+) -> c_int {
+    reader(fp, |r| {
+        // SAFETY: the caller's promise on `n_out`.
+        let n_out = unsafe { out::<A, _>(n_out, "n_out") }?;
+        if depth < 0 {
+            return Err(fail(SLOG2_ERR_BAD_ARG, "depth must be >= 0"));
+        }
+        let rows = core(r.file.preview_rows(t0, t1, depth))?;
+        let ws = &rows.weights;
+        let n = c_len::<A>(ws.len(), "weights")?;
+        // SAFETY: the caller's promise on `pos`; nothing is written yet.
+        let checked = unsafe { room::<A>(pos, max, ws.len(), "weights") }.and_then(|p0| {
+            let any_null = shadow.is_null()
+                || category.is_null()
+                || incl.is_null()
+                || excl.is_null()
+                || count.is_null();
+            if any_null && !ws.is_empty() {
+                return Err(fail(SLOG2_ERR_NULL_ARG, "NULL weights array"));
+            }
+            Ok(p0)
+        });
+        let p0 = match checked {
+            Ok(p0) => p0,
+            Err(f) => {
+                *n_out = n;
+                return Err(f);
+            }
+        };
+        // SAFETY: all five checked for `ws.len()` elements at `*pos`.
+        unsafe {
+            column(shadow, p0, ws.row.iter().copied());
+            column(category, p0, ws.category.iter().copied());
+            column(incl, p0, ws.incl.iter().copied());
+            column(excl, p0, ws.excl.iter().copied());
+            column(count, p0, ws.count.iter().copied());
+            *pos += n;
+        }
+        *n_out = n;
+        Ok(SLOG2_OK)
+    })
+}
