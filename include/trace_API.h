@@ -40,7 +40,8 @@
 #define TRACE_ERR_BAD_HANDLE 2
 
 /*
- The trace cannot be opened (missing file, unknown format; see the detail).
+ The trace file cannot be opened (missing, not readable; see the detail).
+ Other failures of TRACE_Open have their own codes.
  */
 #define TRACE_ERR_OPEN 3
 
@@ -140,8 +141,12 @@ extern "C" {
 /*
  Open a trace. `*fp` is always stored: a handle on success; NULL with
  return 0 when the filespec asks for help (print `TRACE_Get_err_string(0)`);
- NULL with a non-zero code on failure. Returns 0; TRACE_ERR_NULL_ARG,
- TRACE_ERR_OPEN (the detail says why: missing file, unknown format, ...).
+ NULL with a non-zero code on failure, the code of what went wrong (the
+ detail says more). Returns 0; TRACE_ERR_NULL_ARG, TRACE_ERR_OPEN (the
+ file cannot be opened: missing, not readable), TRACE_ERR_READ (a damaged
+ SLOG-2 or CLOG2 file), TRACE_ERR_PARSE, TRACE_ERR_UNSUPPORTED (e.g. an
+ SLOG-2 file through a pipe), TRACE_ERR_SOURCE (the OTF2 plugin refused
+ the archive).
 
  # Safety
  `filespec` is NULL or a NUL-terminated string; `fp` is NULL or valid for

@@ -131,7 +131,10 @@ fn short_info_payload_is_refused() {
     let out = dir.path().join("info.slog2");
     let fp = open_w(&out);
     assert_eq!(state_category(fp, 0, "a=%d b=%d"), SLOG2_OK);
-    assert_eq!(state(fp, 0, 0.0, 1.0, &[0, 0, 0, 1]), SLOG2_ERR_BAD_ARG);
+    assert_eq!(
+        state(fp, 0, 0.0, 1.0, &[0, 0, 0, 1]),
+        SLOG2_ERR_INVALID_DRAWABLE
+    );
     assert_eq!(state(fp, 0, 0.0, 1.0, &[0, 0, 0, 1, 0, 0, 0, 2]), SLOG2_OK);
     assert_eq!(close(fp), SLOG2_OK);
     let f = Slog2File::open(&out).unwrap();
@@ -188,18 +191,27 @@ fn ymap_before_header_ex_is_not_lost() {
 fn short_payload_is_not_handed_out() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("short.slog2");
-    // The Rust writer does not check payloads (its sources encode them).
+    // The writer refuses short payloads, so damage a good file: its
+    // category's `%h` (2 bytes, the payload's size) becomes `%d` (4 bytes).
     let mut w = Slog2Writer::create(&out, WriterOptions::default()).unwrap();
     let mut c = Category::new(0, "s", Topology::State, Color::rgba(1, 2, 3, 255), 1);
-    c.info = InfoFormat::parse("a=%d b=%d").unwrap();
+    c.info = InfoFormat::parse("a=%h").unwrap();
     w.add_category(c).unwrap();
     let p = Primitive::new(
         0,
         vec![Vertex::new(0.0, 0), Vertex::new(1.0, 0)],
-        vec![0u8, 0, 0, 1],
+        vec![0u8, 1],
     );
     w.add_drawable(Drawable::Primitive(p)).unwrap();
     w.finish().unwrap();
+    let mut bytes = std::fs::read(&out).unwrap();
+    // The category stores its tokens as a count (i16) and their letters.
+    let at: Vec<usize> = (0..bytes.len() - 2)
+        .filter(|&i| bytes[i..i + 3] == [0, 1, b'h'])
+        .collect();
+    assert_eq!(at.len(), 1, "the category's token is stored once");
+    bytes[at[0] + 2] = b'd';
+    std::fs::write(&out, bytes).unwrap();
     let mut fp: SLOG2_File = std::ptr::null_mut();
     // SAFETY: valid string and out-pointer.
     assert_eq!(

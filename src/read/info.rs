@@ -242,12 +242,49 @@ fn decode_text(s: &[u8]) -> String {
 
 /// Is the payload decodable with these tokens (invariant #17)? `None` = yes.
 /// A missing payload, or a payload on a category without tokens, is not an
-/// error (the reference only adds a note to the text).
+/// error (the reference only adds a note to the text). The same answer as
+/// [`decode_info`]'s `problem`, without decoding (no allocation: the writer
+/// checks every payload with it).
 pub fn info_problem(tokens: &[u8], payload: &[u8]) -> Option<InfoProblem> {
     if tokens.is_empty() || payload.is_empty() {
         return None;
     }
-    decode_info(tokens, payload).problem
+    let mut rest = payload.len();
+    let mut at = 0usize;
+    for (index, &token) in tokens.iter().enumerate() {
+        let need = match token {
+            b'h' | b's' => 2,
+            b'd' | b'x' | b'e' => 4,
+            b'l' | b'X' | b'E' => 8,
+            _ => return Some(InfoProblem::UnknownToken { index, token }),
+        };
+        if rest < need {
+            return Some(InfoProblem::TooShort {
+                index,
+                token,
+                need,
+                have: rest,
+            });
+        }
+        if token == b's' {
+            let n = i16::from_be_bytes([payload[at], payload[at + 1]]);
+            let n = n.max(0) as usize;
+            if rest - 2 < n {
+                return Some(InfoProblem::TooShort {
+                    index,
+                    token,
+                    need: 2 + n,
+                    have: rest,
+                });
+            }
+            at += 2 + n;
+            rest -= 2 + n;
+        } else {
+            at += need;
+            rest -= need;
+        }
+    }
+    None
 }
 
 /// The popup text of a drawable with category `cat` and payload `info`
@@ -323,6 +360,40 @@ pub(crate) fn java_double(v: f64) -> String {
 
 pub(crate) fn java_float(v: f32) -> String {
     crate::javafmt::java_float(v)
+}
+
+#[cfg(test)]
+mod problem_tests {
+    use super::*;
+
+    /// `info_problem` says exactly what decoding says, for every token
+    /// string and payload of a small exhaustive-ish family.
+    #[test]
+    fn info_problem_equals_decoding() {
+        let tokens: [&[u8]; 8] = [b"", b"d", b"hs", b"sd", b"ssE", b"lXe", b"dq", b"sxs"];
+        let mut x = 0x9e37_79b9u32;
+        for t in tokens {
+            for len in 0..24 {
+                for _ in 0..40 {
+                    let payload: Vec<u8> = (0..len)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 17;
+                            x ^= x << 5;
+                            // Small string lengths, sometimes negative.
+                            [0u8, 1, 2, 3, 5, 0xff, 7, 9][(x % 8) as usize]
+                        })
+                        .collect();
+                    let want = if t.is_empty() || payload.is_empty() {
+                        None
+                    } else {
+                        decode_info(t, &payload).problem
+                    };
+                    assert_eq!(info_problem(t, &payload), want, "{t:?} {payload:?}");
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@
 //! the middle of a conversion) removes the temporary file and leaves any
 //! existing target untouched.
 
+mod payload;
 mod shadow;
 
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -527,26 +528,11 @@ impl Slog2Writer {
         Topology::State
     }
 
-    /// Check an info payload against its category's format as `check` does
-    /// (invariant 17) — for callers that build payloads by hand (the C ABI);
-    /// the text source encodes them from the format already. An undefined
-    /// category, one without tokens, or an empty payload pass.
-    pub fn check_info(&self, category: i32, info: &[u8]) -> Result<()> {
-        let Some((c, _)) = self.categories.get(&category) else {
-            return Ok(());
-        };
-        match crate::read::info_problem(&c.info.tokens, info) {
-            None => Ok(()),
-            Some(p) => Err(Error::InvalidArgument(format!(
-                "info payload of {} bytes does not fit category {category}'s format: {p:?}",
-                info.len()
-            ))),
-        }
-    }
-
-    /// Add the next drawable. Drawables must come in non-decreasing end time.
+    /// Add the next drawable. Drawables must come in non-decreasing end time;
+    /// info payloads must fit their category's format (`payload.rs`).
     #[inline(always)]
     pub fn add_drawable(&mut self, d: Drawable) -> Result<()> {
+        self.check_payloads(&d)?;
         match d {
             Drawable::Primitive(p) => self.add_primitive(p),
             d => self.add_any(d),

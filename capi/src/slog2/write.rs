@@ -386,17 +386,8 @@ fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int>
         ));
     }
     w.started = true;
-    with_writer(w, |wr| {
-        // Payloads built by hand: checked against their category's format
-        // (a short one was written and then rejected by `check`).
-        wr.check_info(d.category(), d.info())?;
-        if let Drawable::Composite(c) = &d {
-            for m in &c.members {
-                wr.check_info(m.category, &m.info)?;
-            }
-        }
-        wr.add_drawable(d)
-    })
+    // The writer checks payloads against their category's format.
+    with_writer(w, |wr| wr.add_drawable(d))
 }
 
 /// Add a primitive: `nt_coords` vertex times and as many line IDs
@@ -404,7 +395,9 @@ fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int>
 /// for the category's label tokens). `starttime`/`endtime` must equal the
 /// envelope of the times. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
 /// SLOG2_ERR_BAD_ARG, SLOG2_ERR_ORDER (ends before the previous drawable),
-/// SLOG2_ERR_INVALID_DRAWABLE, SLOG2_ERR_IO, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+/// SLOG2_ERR_INVALID_DRAWABLE (a bad box or vertex, or an info payload
+/// shorter than its category's format needs), SLOG2_ERR_IO,
+/// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 ///
 /// # Safety
 /// `t_coord` holds `nt_coords` doubles, `y_coord` `ny_coords` ints, `text`
