@@ -5,7 +5,7 @@
  * are exactly SLOG2_Query_window's rows as a multiset, in drawing order, with
  * members after their composite. Also the error paths: NULL and closed
  * handles, a writer, a bad window (which empties the cursor), and a cursor
- * outliving its file's SLOG2_Close.
+ * and a scan ended by their file's SLOG2_Close.
  * Usage: test_cursor OUT.slog2 */
 #include <math.h>
 #include <stdint.h>
@@ -171,14 +171,26 @@ int main(int argc, char **argv) {
     CHECK(strlen(SLOG2_Get_last_error()) > 0);
     CHECK_EQ(SLOG2_Cursor_get_view(c, &v), SLOG2_OK);
     CHECK_EQ(v.n_rows, 0);
-    /* The cursor outlives its file's handle. */
-    CHECK_EQ(SLOG2_Close(&r), SLOG2_OK);
+    /* A whole-file window, then closing the file ends the cursor (and a
+     * scan) as well: every call but their close is SLOG2_ERR_BAD_HANDLE. */
     int n = 0;
     CHECK_EQ(SLOG2_Cursor_move(c, 0.0, 100.0, &n, NULL, NULL), SLOG2_OK);
     CHECK_EQ(SLOG2_Cursor_get_view(c, &v), SLOG2_OK);
     int top = 0;
     for (int i = 0; i < v.n_rows; i++) top += v.parent[i] < 0;
     CHECK_EQ(top, 3000);
+    SLOG2_Scan sc = NULL;
+    CHECK_EQ(SLOG2_Scan_open(r, &sc), SLOG2_OK);
+    CHECK_EQ(SLOG2_Close(&r), SLOG2_OK);
+    CHECK_EQ(SLOG2_Cursor_move(c, 0.0, 100.0, &n, NULL, NULL), SLOG2_ERR_BAD_HANDLE);
+    CHECK(strstr(SLOG2_Get_last_error(), "of this cursor was closed") != NULL);
+    CHECK_EQ(SLOG2_Cursor_get_view(c, &v), SLOG2_ERR_BAD_HANDLE);
+    int sn = 0, sp = 0, sip = 0, skind[1];
+    SLOG2_Query_columns cols_one = {skind, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    CHECK_EQ(SLOG2_Scan_next(sc, &sn, &cols_one, &sp, 1, NULL, &sip, 0, NULL), SLOG2_ERR_BAD_HANDLE);
+    CHECK(strstr(SLOG2_Get_last_error(), "of this scan was closed") != NULL);
+    CHECK_EQ(SLOG2_Scan_close(&sc), SLOG2_OK);
+    CHECK(sc == NULL);
     CHECK_EQ(SLOG2_Cursor_close(&c), SLOG2_OK);
     CHECK(c == NULL);
     CHECK_EQ(SLOG2_Cursor_close(&c), SLOG2_ERR_BAD_HANDLE);

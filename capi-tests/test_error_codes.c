@@ -132,10 +132,39 @@ int main(int argc, char **argv) {
     EXPECT_TRACE(TRACE_Peek_next_kind(tf, &k), TRACE_ERR_PARSE, "bad.txt:2");
     CHECK_EQ(TRACE_Close(&tf), 0);
 
-    /* Every code has its own text. */
-    for (int code = 1; code <= SLOG2_ERR_SOURCE; code++)
+    /* TRACE_Open reports the kind of failure, not always TRACE_ERR_OPEN: a
+     * damaged SLOG-2 file is TRACE_ERR_READ (the detail says where). */
+    FILE *in = fopen(argv[2], "rb"), *cut = fopen(path("cut.slog2"), "wb");
+    CHECK(in != NULL && cut != NULL);
+    char head[300];
+    size_t got = fread(head, 1, sizeof head, in);
+    CHECK_EQ((int)got, 300);
+    fwrite(head, 1, got, cut);
+    fclose(in);
+    fclose(cut);
+    EXPECT_TRACE(TRACE_Open(path("cut.slog2"), &bad), TRACE_ERR_READ, "outside the file");
+    CHECK(bad == NULL);
+    const char *dir = work;  /* a directory */
+    EXPECT_TRACE(TRACE_Open(dir, &bad), TRACE_ERR_OPEN, dir);
+
+    /* SLOG2_Get_next_category refuses one int for both positions (each
+     * array advances its own). */
+    CHECK_EQ(SLOG2_Open(argv[2], 'r', &r), SLOG2_OK);
+    int same = 0;
+    EXPECT_SLOG2(SLOG2_Get_next_category(r, &h, text, &same, 256, legend, &same, 256), SLOG2_ERR_BAD_ARG, "same int");
+    CHECK_EQ(same, 0);
+    CHECK_EQ(SLOG2_Close(&r), SLOG2_OK);
+
+    /* Every code has its own text, different from every other code's. */
+    for (int code = 1; code <= SLOG2_ERR_SOURCE; code++) {
         CHECK(strcmp(SLOG2_Get_err_string(code), "unknown error code") != 0);
-    for (int code = 1; code <= TRACE_ERR_SOURCE; code++)
+        for (int other = 1; other < code; other++)
+            CHECK(strcmp(SLOG2_Get_err_string(code), SLOG2_Get_err_string(other)) != 0);
+    }
+    for (int code = 1; code <= TRACE_ERR_SOURCE; code++) {
         CHECK(strcmp(TRACE_Get_err_string(code), "TRACE: unknown error code") != 0);
+        for (int other = 1; other < code; other++)
+            CHECK(strcmp(TRACE_Get_err_string(code), TRACE_Get_err_string(other)) != 0);
+    }
     return check_report("test_error_codes");
 }

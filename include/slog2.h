@@ -509,7 +509,9 @@ int SLOG2_Read_dir(SLOG2_File fp, struct SLOG2_Treedir_node *dir, int maxtree, i
 /*
  The next category of the file (preview categories included, index < 0):
  head, label characters into `text`, name characters into `legend`
- (four-argument arrays, no NUL). Returns SLOG2_OK; SLOG2_ERR_EOF after the
+ (four-argument arrays, no NUL). `text_pos` and `legend_pos` must point to
+ two different ints (each array advances its own); one int for both is
+ SLOG2_ERR_BAD_ARG. Returns SLOG2_OK; SLOG2_ERR_EOF after the
  last one; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_ARRAY_TOO_SMALL,
  SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 

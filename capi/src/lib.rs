@@ -23,7 +23,13 @@
 //!   the bad-handle code, never a half-updated object.
 //! * Four-argument arrays `(n_out, base, pos, max)` are checked *before*
 //!   anything is written; on failure nothing is written and `pos`/`n_out`
-//!   are unchanged.
+//!   are unchanged. Arrays, columns and positions are written only through
+//!   the raw pointers `slots`/`column` checked (`Slots::fill`), never through
+//!   Rust references: a position is read once and written once, so ints a
+//!   caller passes twice cannot make two `&mut` to one int (the last write
+//!   wins; where that cannot be meant, the function refuses it, e.g.
+//!   `SLOG2_Get_next_category`). Scalar outputs (`out`) are references and
+//!   must be distinct objects.
 //! * `Api` gives each API its codes: the mapping from `Error` is
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
@@ -34,12 +40,13 @@ pub mod trace;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
+use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use slog2_handles::{Missing, Registry};
 
-use ::slog2::error::Error;
+use ::slog2::error::{Error, ErrorKind};
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
@@ -63,8 +70,14 @@ pub(crate) trait Api {
     const BAD_ARG: c_int;
     const TOO_SMALL: c_int;
     const PANIC: c_int;
-    /// The code of a library error (exhaustive over [`Error`]).
-    fn code(e: &Error) -> c_int;
+    /// The code of each kind of library error (exhaustive over
+    /// [`ErrorKind`]: a new kind does not compile until it has a code).
+    fn code_of(kind: ErrorKind) -> c_int;
+
+    /// The code of a library error: the code of its kind.
+    fn code(e: &Error) -> c_int {
+        Self::code_of(e.kind())
+    }
 }
 
 /// A failure whose detail is already recorded as the thread's last error.
@@ -254,16 +267,28 @@ pub(crate) fn write_cstr(buf: &mut [u8], s: &str) -> bool {
     true
 }
 
-/// Exactly the room for `n` elements at `*pos` of a four-argument array,
-/// checked; [`Slots::fill`] writes them and advances `*pos`.
+/// Exactly the room for `n` elements of a caller's array, checked;
+/// [`Slots::fill`] writes them and, for a four-argument array, advances its
+/// position.
+///
+/// Nothing here is a Rust reference to caller memory: the destination and
+/// the position are raw pointers, the position was read once (copied) and
+/// is written back once. So a C caller that passes one position for two
+/// arrays (or overlapping arrays) gets the writes one after the other, the
+/// last winning, never two live `&mut` to the same memory.
 pub(crate) struct Slots<'a, T> {
-    dst: &'a mut [T],
-    pos: Option<&'a mut c_int>,
+    /// The first slot; NULL for a skipped optional column (nothing written).
+    dst: *mut T,
+    n: usize,
+    /// The array's position and the value read from it.
+    pos: Option<(*mut c_int, c_int)>,
+    _caller: PhantomData<&'a mut T>,
 }
 
 /// Check that `n` more elements fit at `*pos` of a four-argument array of
-/// capacity `max`, and return `*pos`. NULL `pos` is `A::NULL_ARG`, negative
-/// `pos`/`max` `A::BAD_ARG`, `pos + n > max` `A::TOO_SMALL`. Writes nothing.
+/// capacity `max`, and return `*pos` (read once). NULL `pos` is
+/// `A::NULL_ARG`, negative `pos`/`max` `A::BAD_ARG`, `pos + n > max`
+/// `A::TOO_SMALL`. Writes nothing.
 ///
 /// # Safety
 /// `pos` is NULL or valid for reads of a `c_int`.
@@ -273,8 +298,12 @@ pub(crate) unsafe fn room<A: Api>(
     n: usize,
     name: &str,
 ) -> Res<usize> {
-    // SAFETY: the caller's promise on `pos`.
-    let p = *unsafe { input::<A, c_int>(pos, &format!("{name} position")) }?;
+    if pos.is_null() {
+        return Err(fail(A::NULL_ARG, format!("NULL argument: {name} position")));
+    }
+    // SAFETY: non-NULL; valid for reads (the caller's promise). A copy: no
+    // reference to the caller's int outlives this line.
+    let p = unsafe { pos.read() };
     if p < 0 || max < 0 {
         return Err(fail(
             A::BAD_ARG,
@@ -295,7 +324,7 @@ pub(crate) unsafe fn room<A: Api>(
 ///
 /// # Safety
 /// `pos` is NULL or valid for reads and writes of a `c_int`; `base` is NULL
-/// or valid for writes of `max` elements; both for `'a`, unaliased.
+/// or valid for writes of `max` elements; both for `'a`.
 pub(crate) unsafe fn slots<'a, A: Api, T>(
     base: *mut T,
     pos: *mut c_int,
@@ -305,38 +334,88 @@ pub(crate) unsafe fn slots<'a, A: Api, T>(
 ) -> Res<Slots<'a, T>> {
     // SAFETY: the caller's promise on `pos`.
     let p = unsafe { room::<A>(pos, max, n, name) }?;
-    // SAFETY: checked non-NULL by `room`.
-    let pos = unsafe { &mut *pos };
-    if n == 0 {
-        return Ok(Slots {
-            dst: &mut [],
-            pos: Some(pos),
-        });
-    }
-    if base.is_null() {
+    if n > 0 && base.is_null() {
         return Err(fail(A::NULL_ARG, format!("NULL argument: {name} array")));
     }
-    // SAFETY: base is valid for `max` elements (caller) and p + n <= max.
-    let dst = unsafe { std::slice::from_raw_parts_mut(base.add(p), n) };
+    // SAFETY: `base` holds `max` >= p + n elements (checked by `room`).
+    let mut s = unsafe { column::<A, T>(base, p, n, max, name) }?;
+    s.pos = Some((pos, p as c_int));
+    Ok(s)
+}
+
+/// The `n` slots at `at` of an optional output column of capacity `max`
+/// (a NULL `col` is skipped: its [`Slots::fill`] writes nothing); `at + n >
+/// max` is `A::TOO_SMALL`. The columns of a query share one position, which
+/// the caller advances once (see `query.rs`).
+///
+/// # Safety
+/// `col` is NULL or valid for writes of `max` elements for `'a`.
+pub(crate) unsafe fn column<'a, A: Api, T>(
+    col: *mut T,
+    at: usize,
+    n: usize,
+    max: c_int,
+    name: &str,
+) -> Res<Slots<'a, T>> {
+    let fits = at
+        .checked_add(n)
+        .is_some_and(|end| end <= usize::try_from(max).unwrap_or(0));
+    if !fits && n > 0 {
+        return Err(fail(
+            A::TOO_SMALL,
+            format!("{name}: array too small (pos {at} + {n} > max {max})"),
+        ));
+    }
+    let dst = if col.is_null() || n == 0 {
+        std::ptr::null_mut()
+    } else {
+        // SAFETY: `at + n <= max` (checked above) and the column holds
+        // `max` elements (the caller's promise), so the offset stays inside.
+        unsafe { col.add(at) }
+    };
     Ok(Slots {
         dst,
-        pos: Some(pos),
+        n,
+        pos: None,
+        _caller: PhantomData,
     })
 }
 
 impl<'a, T> Slots<'a, T> {
-    /// Write the elements (exactly as many as checked) and advance `*pos`.
+    /// The array's position as read (0 for a column without one).
+    pub fn start(&self) -> c_int {
+        self.pos.map_or(0, |(_, p)| p)
+    }
+
+    /// Write the elements (at most as many as checked) and advance the
+    /// position by the number written.
     pub fn fill(self, src: impl IntoIterator<Item = T>) {
         let mut k = 0;
-        for (d, s) in self.dst.iter_mut().zip(src) {
-            *d = s;
-            k += 1;
+        if !self.dst.is_null() {
+            for s in src.into_iter().take(self.n) {
+                // SAFETY: `dst` is valid for `n` writes (checked when made),
+                // and `k < n`.
+                unsafe { self.dst.add(k).write(s) };
+                k += 1;
+            }
+            debug_assert_eq!(k, self.n);
+        } else {
+            k = self.n;
         }
-        debug_assert_eq!(k, self.dst.len());
-        if let Some(pos) = self.pos {
-            *pos += k as c_int;
+        if let Some((pos, p)) = self.pos {
+            // SAFETY: checked non-NULL and valid for writes by `slots`.
+            unsafe { pos.write(p + k as c_int) };
         }
     }
+}
+
+/// Set a four-argument array's position `pos` (checked by [`room`]) to `to`.
+///
+/// # Safety
+/// `pos` is valid for writes of a `c_int`.
+pub(crate) unsafe fn set_pos(pos: *mut c_int, to: usize) {
+    // SAFETY: the caller's promise; `to` <= the array's max, a c_int.
+    unsafe { pos.write(to as c_int) };
 }
 
 /// Store `v` through an optional output pointer (`n_out` of an array).
@@ -412,4 +491,80 @@ pub(crate) unsafe fn close_handle<A: Api, T, H>(
 /// handle) is still usable: every state change is completed or not started.
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Test helpers of this crate's unit tests.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use ::slog2::error::{Error, TextLocation};
+
+    /// One error of every variant of [`Error`] (a new variant does not
+    /// compile until it has a sample here: see the match below).
+    pub fn every_variant() -> Vec<Error> {
+        let v = vec![
+            Error::io("x", std::io::Error::other("e")),
+            Error::BadVersion { found: "x".into() },
+            Error::Truncated {
+                what: "w",
+                offset: 1,
+                need: 2,
+                have: 1,
+            },
+            Error::BlockOutOfRange {
+                what: "w",
+                offset: 1,
+                size: 2,
+                file_len: 1,
+            },
+            Error::Malformed {
+                what: "w",
+                offset: 1,
+                detail: "d".into(),
+            },
+            Error::OrderViolation {
+                index: 1,
+                end: 0.0,
+                prev_end: 1.0,
+                location: String::new(),
+            },
+            Error::InvalidDrawable {
+                index: 1,
+                detail: "d".into(),
+                location: String::new(),
+            },
+            Error::Parse {
+                loc: TextLocation {
+                    file: "f".into(),
+                    line: 1,
+                    column: 1,
+                },
+                detail: "d".into(),
+            },
+            Error::InvalidArgument("a".into()),
+            Error::Source("s".into()),
+            Error::NoDrawables,
+            Error::Unsupported("u".into()),
+            Error::Closed { what: "w".into() },
+            Error::State("s".into()),
+        ];
+        for e in &v {
+            match e {
+                Error::Io { .. }
+                | Error::BadVersion { .. }
+                | Error::Truncated { .. }
+                | Error::BlockOutOfRange { .. }
+                | Error::Malformed { .. }
+                | Error::OrderViolation { .. }
+                | Error::InvalidDrawable { .. }
+                | Error::Parse { .. }
+                | Error::InvalidArgument(_)
+                | Error::Source(_)
+                | Error::NoDrawables
+                | Error::Unsupported(_)
+                | Error::Closed { .. }
+                | Error::State(_) => {}
+            }
+        }
+        v
+    }
 }

@@ -108,8 +108,8 @@ impl Api for TraceApi {
     const TOO_SMALL: c_int = TRACE_ERR_ARRAY_TOO_SMALL;
     const PANIC: c_int = TRACE_ERR_PANIC;
 
-    fn code(e: &Error) -> c_int {
-        match e.kind() {
+    fn code_of(kind: ErrorKind) -> c_int {
+        match kind {
             ErrorKind::Io => TRACE_ERR_IO,
             ErrorKind::Format => TRACE_ERR_READ,
             ErrorKind::Order | ErrorKind::InvalidDrawable => TRACE_ERR_INVALID_DRAWABLE,
@@ -713,4 +713,88 @@ pub extern "C" fn TRACE_Get_err_string(ierr: c_int) -> *mut c_char {
         _ => c"TRACE: unknown error code",
     };
     s.as_ptr() as *mut c_char
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::every_variant;
+
+    /// The TRACE code of every error kind. The TRACE API has fewer codes
+    /// than there are kinds: an order violation is an invalid drawable
+    /// (TRACE-API rules), and "no drawables" (which a reader never meets)
+    /// reads as a damaged trace. Every other kind has its own code.
+    #[test]
+    fn every_kind_has_its_trace_code() {
+        let want = |k: ErrorKind| match k {
+            ErrorKind::Io => TRACE_ERR_IO,
+            ErrorKind::Format => TRACE_ERR_READ,
+            ErrorKind::Order => TRACE_ERR_INVALID_DRAWABLE,
+            ErrorKind::InvalidDrawable => TRACE_ERR_INVALID_DRAWABLE,
+            ErrorKind::Parse => TRACE_ERR_PARSE,
+            ErrorKind::InvalidArgument => TRACE_ERR_BAD_ARG,
+            ErrorKind::Source => TRACE_ERR_SOURCE,
+            ErrorKind::NoDrawables => TRACE_ERR_READ,
+            ErrorKind::Unsupported => TRACE_ERR_UNSUPPORTED,
+            ErrorKind::Closed => TRACE_ERR_BAD_HANDLE,
+            ErrorKind::State => TRACE_ERR_KIND,
+        };
+        let shared = [
+            [ErrorKind::Order, ErrorKind::InvalidDrawable],
+            [ErrorKind::Format, ErrorKind::NoDrawables],
+        ];
+        for a in ErrorKind::ALL {
+            assert_eq!(TraceApi::code_of(a), want(a), "{a:?}");
+            for b in ErrorKind::ALL {
+                let same = TraceApi::code_of(a) == TraceApi::code_of(b);
+                let allowed = a == b || shared.iter().any(|p| p.contains(&a) && p.contains(&b));
+                assert_eq!(same, allowed, "{a:?} and {b:?}");
+            }
+            let text = unsafe { CStr::from_ptr(TRACE_Get_err_string(want(a))) };
+            assert_ne!(text.to_str().unwrap(), "TRACE: unknown error code");
+        }
+        for e in every_variant() {
+            assert_eq!(TraceApi::code(&e), want(e.kind()), "{e}");
+        }
+        // TRACE_Open: an I/O error is "cannot open"; any other kind keeps its code.
+        assert_eq!(
+            open_code(&::slog2::Error::io("x", std::io::Error::other("e"))),
+            TRACE_ERR_OPEN
+        );
+        for e in every_variant()
+            .into_iter()
+            .filter(|e| e.kind() != ErrorKind::Io)
+        {
+            assert_eq!(open_code(&e), TraceApi::code(&e), "{e}");
+        }
+    }
+
+    /// A TRACE handle whose call panicked is retired: later calls get
+    /// TRACE_ERR_BAD_HANDLE, and other handles are untouched.
+    #[test]
+    fn a_trace_whose_call_panicked_is_retired() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.txt");
+        std::fs::write(
+            &p,
+            "Category[ index=0 name=s topo=State color=(255,0,0,255,true) width=1 ]\n",
+        )
+        .unwrap();
+        let spec = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        let (mut a, mut b): (TRACE_file, TRACE_file) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let mut k = TRACE_Rec_Kind_t::TRACE_EOF;
+        // SAFETY: valid strings and out-pointers.
+        unsafe {
+            assert_eq!(TRACE_Open(spec.as_ptr(), &mut a), 0);
+            assert_eq!(TRACE_Open(spec.as_ptr(), &mut b), 0);
+            assert_eq!(with(a, |_| panic!("half done")), TRACE_ERR_PANIC);
+            assert_eq!(TRACE_Peek_next_kind(a, &mut k), TRACE_ERR_BAD_HANDLE);
+            let msg = CStr::from_ptr(crate::last_error_ptr()).to_string_lossy();
+            assert!(msg.contains("TRACE_file handle was retired"), "{msg}");
+            assert_eq!(TRACE_Close(&mut a), TRACE_ERR_BAD_HANDLE);
+            assert_eq!(TRACE_Peek_next_kind(b, &mut k), 0);
+            assert_eq!(k, TRACE_Rec_Kind_t::TRACE_CATEGORY);
+            assert_eq!(TRACE_Close(&mut b), 0);
+        }
+    }
 }

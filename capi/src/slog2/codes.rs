@@ -11,7 +11,7 @@
 use std::ffi::{c_char, c_int, CStr};
 
 use crate::{last_error_ptr, Api};
-use ::slog2::error::{Error, ErrorKind};
+use ::slog2::error::ErrorKind;
 
 /// Success.
 pub const SLOG2_OK: c_int = 0;
@@ -58,8 +58,8 @@ impl Api for Slog2Api {
     const TOO_SMALL: c_int = SLOG2_ERR_ARRAY_TOO_SMALL;
     const PANIC: c_int = SLOG2_ERR_PANIC;
 
-    fn code(e: &Error) -> c_int {
-        match e.kind() {
+    fn code_of(kind: ErrorKind) -> c_int {
+        match kind {
             ErrorKind::Io => SLOG2_ERR_IO,
             ErrorKind::Format => SLOG2_ERR_FORMAT,
             ErrorKind::Order => SLOG2_ERR_ORDER,
@@ -112,50 +112,47 @@ pub extern "C" fn SLOG2_Get_last_error() -> *const c_char {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::every_variant;
 
-    /// Every library error kind has its own documented code with text.
+    /// Every error kind has its own code, with a static text; every
+    /// variant of `Error` gets the code of its kind.
     #[test]
     fn error_codes_are_distinct_and_named() {
-        use std::path::PathBuf;
-        let errors = [
-            Error::Io {
-                path: PathBuf::from("x"),
-                source: std::io::Error::other("e"),
-            },
-            Error::BadVersion { found: "x".into() },
-            Error::OrderViolation {
-                index: 1,
-                end: 0.0,
-                prev_end: 1.0,
-                location: String::new(),
-            },
-            Error::InvalidDrawable {
-                index: 1,
-                detail: "d".into(),
-                location: String::new(),
-            },
-            Error::Parse {
-                loc: ::slog2::error::TextLocation {
-                    file: "f".into(),
-                    line: 1,
-                    column: 1,
-                },
-                detail: "d".into(),
-            },
-            Error::InvalidArgument("a".into()),
-            Error::Source("s".into()),
-            Error::NoDrawables,
-            Error::Unsupported("u".into()),
-        ];
-        let codes: Vec<c_int> = errors.iter().map(Slog2Api::code).collect();
+        let codes: Vec<c_int> = ErrorKind::ALL
+            .iter()
+            .map(|&k| Slog2Api::code_of(k))
+            .collect();
         let mut uniq = codes.clone();
         uniq.sort();
         uniq.dedup();
-        assert_eq!(uniq.len(), codes.len(), "{codes:?}");
-        for c in codes {
+        assert_eq!(uniq.len(), ErrorKind::ALL.len(), "{codes:?}");
+        for c in codes.iter().chain([
+            &SLOG2_ERR_NULL_ARG,
+            &SLOG2_ERR_WRONG_MODE,
+            &SLOG2_ERR_ARRAY_TOO_SMALL,
+            &SLOG2_ERR_EOF,
+            &SLOG2_ERR_PANIC,
+        ]) {
+            assert!(*c > 0);
             // SAFETY: static NUL-terminated text.
-            let s = unsafe { CStr::from_ptr(SLOG2_Get_err_string(c)) };
-            assert_ne!(s.to_str().unwrap(), "unknown error code");
+            let s = unsafe { CStr::from_ptr(SLOG2_Get_err_string(*c)) };
+            assert_ne!(s.to_str().unwrap(), "unknown error code", "{c}");
         }
+        // The codes of the boundary's own failures are none of the kinds'.
+        for c in [
+            SLOG2_ERR_NULL_ARG,
+            SLOG2_ERR_WRONG_MODE,
+            SLOG2_ERR_ARRAY_TOO_SMALL,
+            SLOG2_ERR_EOF,
+            SLOG2_ERR_PANIC,
+        ] {
+            assert!(!codes.contains(&c), "{c}");
+        }
+        let mut kinds = std::collections::HashSet::new();
+        for e in every_variant() {
+            assert_eq!(Slog2Api::code(&e), Slog2Api::code_of(e.kind()), "{e}");
+            kinds.insert(e.kind());
+        }
+        assert_eq!(kinds.len(), ErrorKind::ALL.len(), "a sample of every kind");
     }
 }

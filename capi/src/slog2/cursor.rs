@@ -261,3 +261,9 @@ pub unsafe extern "C" fn SLOG2_Cursor_close(cursor: *mut SLOG2_Cursor) -> c_int 
         Ok(SLOG2_OK)
     })
 }
+
+/// A call on `c` that panics (tests of handle retirement).
+#[cfg(test)]
+pub(super) fn panic_in(c: SLOG2_Cursor) -> c_int {
+    with_cursor(c, |_, _| panic!("half done"))
+}

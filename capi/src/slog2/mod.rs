@@ -58,6 +58,9 @@ mod read;
 mod scan;
 mod write;
 
+#[cfg(test)]
+mod tests;
+
 pub use codes::*;
 pub use cursor::*;
 pub use query::*;

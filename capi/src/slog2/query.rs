@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int};
 
 use super::codes::*;
 use super::{core, reader, SLOG2_File, A};
-use crate::{c_len, fail, input, out, room, set_opt, slots, Res};
+use crate::{c_len, column, fail, input, out, room, set_opt, set_pos, slots, Res, Slots};
 use ::slog2::read::RowsRef;
 
 /// What a query read. Both depend only on the file and the window (not on
@@ -67,24 +67,15 @@ pub struct SLOG2_Query_columns {
     pub parent: *mut c_int,
 }
 
-/// Fill one optional column with `vals` at `pos` (room checked by the caller).
-///
-/// # Safety
-/// `col` is NULL or valid for writes of `pos + n` elements.
-unsafe fn column<T>(col: *mut T, pos: usize, vals: impl ExactSizeIterator<Item = T>) {
-    if col.is_null() {
-        return;
-    }
-    // SAFETY: room for `pos + vals.len()` elements (caller).
-    let dst = unsafe { std::slice::from_raw_parts_mut(col.add(pos), vals.len()) };
-    for (d, v) in dst.iter_mut().zip(vals) {
-        *d = v;
-    }
-}
-
 /// Write a query's rows into the caller's columns (see SLOG2_Query_window).
 /// `parent_base` is added to the parent rows (0 for a query; a scan writing
 /// several batches in one call numbers them from the call's first row).
+///
+/// Every array is checked before anything is written (through the
+/// toolkit's `room`, `slots` and `column`), and caller memory is written
+/// only through the raw pointers those checks return: `n_out`, `pos` and
+/// `info_pos` are read once and written once, so a caller passing one int
+/// for two of them gets the last write, not undefined behaviour.
 ///
 /// # Safety
 /// As SLOG2_Query_window's pointer arguments.
@@ -108,74 +99,99 @@ pub(super) unsafe fn fill_rows(
     let nrows = r1 - r0;
     let n = c_len::<A>(nrows, "rows")?;
     c_len::<A>(info.len(), "info bytes")?;
-    // SAFETY: the caller's promises; every array is checked before writing.
-    let (n_out, cols) = unsafe {
-        (
-            out::<A, _>(n_out, "n_out")?,
-            input::<A, _>(cols, "columns")?,
-        )
-    };
+    if n_out.is_null() {
+        return Err(fail(SLOG2_ERR_NULL_ARG, "NULL argument: n_out"));
+    }
+    // SAFETY: the caller's promise on `cols` (a copy of its pointers).
+    let cols = unsafe { input::<A, SLOG2_Query_columns>(cols, "columns")?.copy() };
     // The columns share `pos`/`max`; the info bytes have their own array.
-    // SAFETY: as above.
+    // SAFETY: the caller's promises; every array is checked before writing.
     let checked = unsafe {
         room::<A>(pos, max, nrows, "rows").and_then(|p0| {
-            slots::<A, c_char>(info_base, info_pos, info_max, info.len(), "info").map(|i| (p0, i))
+            let info = slots::<A, c_char>(info_base, info_pos, info_max, info.len(), "info")?;
+            let c = Columns {
+                kind: column::<A, _>(cols.kind, p0, nrows, max, "kind")?,
+                category: column::<A, _>(cols.category, p0, nrows, max, "category")?,
+                start: column::<A, _>(cols.start, p0, nrows, max, "start")?,
+                end: column::<A, _>(cols.end, p0, nrows, max, "end")?,
+                time0: column::<A, _>(cols.time0, p0, nrows, max, "time0")?,
+                time1: column::<A, _>(cols.time1, p0, nrows, max, "time1")?,
+                line0: column::<A, _>(cols.line0, p0, nrows, max, "line0")?,
+                line1: column::<A, _>(cols.line1, p0, nrows, max, "line1")?,
+                parent: column::<A, _>(cols.parent, p0, nrows, max, "parent")?,
+                num_real: column::<A, _>(cols.num_real, p0, nrows, max, "num_real")?,
+                info_offset: column::<A, _>(cols.info_offset, p0, nrows, max, "info_offset")?,
+                info_len: column::<A, _>(cols.info_len, p0, nrows, max, "info_len")?,
+            };
+            Ok((p0, info.start(), info, c))
         })
     };
-    let (p0, info_room) = match checked {
+    let (p0, ip0, info_room, c) = match checked {
         Ok(c) => c,
         Err(f) => {
-            *n_out = n;
+            // SAFETY: checked non-NULL above.
+            unsafe { n_out.write(n) };
             return Err(f);
         }
     };
-    // SAFETY: `info_pos` was checked non-NULL by `slots`.
-    let ip0 = unsafe { *info_pos };
     let spans = rows.info_offset[r0..=r1].windows(2);
     let ib = i0 as u32;
-    // SAFETY: each non-NULL column holds `max` >= p0 + n elements (caller,
-    // checked against `max`); `pos` and `stats` as promised.
-    unsafe {
-        column(
-            cols.kind,
-            p0,
-            rows.kind[r0..r1].iter().map(|&k| c_int::from(k)),
-        );
-        column(cols.category, p0, rows.category[r0..r1].iter().copied());
-        column(cols.start, p0, rows.start[r0..r1].iter().copied());
-        column(cols.end, p0, rows.end[r0..r1].iter().copied());
-        column(cols.time0, p0, rows.time0[r0..r1].iter().copied());
-        column(cols.time1, p0, rows.time1[r0..r1].iter().copied());
-        column(cols.line0, p0, rows.line0[r0..r1].iter().copied());
-        column(cols.line1, p0, rows.line1[r0..r1].iter().copied());
-        // Parents relative to the range's first row, plus the caller's base.
-        let pb = parent_base - r0 as c_int;
-        column(
-            cols.parent,
-            p0,
-            rows.parent[r0..r1]
-                .iter()
-                .map(|&p| if p >= 0 { p + pb } else { p }),
-        );
-        column(cols.num_real, p0, rows.num_real[r0..r1].iter().copied());
-        column(
-            cols.info_offset,
-            p0,
-            spans.clone().map(|w| {
-                if w[1] > w[0] {
-                    ip0 + (w[0] - ib) as c_int
-                } else {
-                    -1
-                }
-            }),
-        );
-        column(cols.info_len, p0, spans.map(|w| (w[1] - w[0]) as c_int));
-        put_stats(stats, &rows);
-        *pos += n;
-    }
+    c.kind
+        .fill(rows.kind[r0..r1].iter().map(|&k| c_int::from(k)));
+    c.category.fill(rows.category[r0..r1].iter().copied());
+    c.start.fill(rows.start[r0..r1].iter().copied());
+    c.end.fill(rows.end[r0..r1].iter().copied());
+    c.time0.fill(rows.time0[r0..r1].iter().copied());
+    c.time1.fill(rows.time1[r0..r1].iter().copied());
+    c.line0.fill(rows.line0[r0..r1].iter().copied());
+    c.line1.fill(rows.line1[r0..r1].iter().copied());
+    // Parents relative to the range's first row, plus the caller's base.
+    let pb = parent_base - r0 as c_int;
+    c.parent.fill(
+        rows.parent[r0..r1]
+            .iter()
+            .map(|&p| if p >= 0 { p + pb } else { p }),
+    );
+    c.num_real.fill(rows.num_real[r0..r1].iter().copied());
+    c.info_offset.fill(spans.clone().map(|w| {
+        if w[1] > w[0] {
+            ip0 + (w[0] - ib) as c_int
+        } else {
+            -1
+        }
+    }));
+    c.info_len.fill(spans.map(|w| (w[1] - w[0]) as c_int));
     info_room.fill(info.iter().map(|&b| b as c_char));
-    *n_out = n;
+    // SAFETY: `pos` checked by `room`, `n_out` above, `stats` as promised.
+    unsafe {
+        put_stats(stats, &rows);
+        set_pos(pos, p0 + nrows);
+        n_out.write(n);
+    }
     Ok(SLOG2_OK)
+}
+
+/// The checked slots of every column of one call.
+struct Columns<'a> {
+    kind: Slots<'a, c_int>,
+    category: Slots<'a, c_int>,
+    start: Slots<'a, f64>,
+    end: Slots<'a, f64>,
+    time0: Slots<'a, f64>,
+    time1: Slots<'a, f64>,
+    line0: Slots<'a, c_int>,
+    line1: Slots<'a, c_int>,
+    parent: Slots<'a, c_int>,
+    num_real: Slots<'a, i64>,
+    info_offset: Slots<'a, c_int>,
+    info_len: Slots<'a, c_int>,
+}
+
+impl SLOG2_Query_columns {
+    /// A copy of the caller's column pointers.
+    fn copy(&self) -> SLOG2_Query_columns {
+        SLOG2_Query_columns { ..*self }
+    }
 }
 
 /// # Safety
@@ -351,43 +367,56 @@ pub unsafe extern "C" fn SLOG2_Query_preview_weights(
     max: c_int,
 ) -> c_int {
     reader(fp, |r| {
-        // SAFETY: the caller's promise on `n_out`.
-        let n_out = unsafe { out::<A, _>(n_out, "n_out") }?;
+        if n_out.is_null() {
+            return Err(fail(SLOG2_ERR_NULL_ARG, "NULL argument: n_out"));
+        }
         if depth < 0 {
             return Err(fail(SLOG2_ERR_BAD_ARG, "depth must be >= 0"));
         }
         let rows = core(r.file.preview_rows(t0, t1, depth))?;
         let ws = &rows.weights;
-        let n = c_len::<A>(ws.len(), "weights")?;
-        // SAFETY: the caller's promise on `pos`; nothing is written yet.
-        let checked = unsafe { room::<A>(pos, max, ws.len(), "weights") }.and_then(|p0| {
-            let any_null = shadow.is_null()
-                || category.is_null()
-                || incl.is_null()
-                || excl.is_null()
-                || count.is_null();
-            if any_null && !ws.is_empty() {
-                return Err(fail(SLOG2_ERR_NULL_ARG, "NULL weights array"));
-            }
-            Ok(p0)
-        });
-        let p0 = match checked {
-            Ok(p0) => p0,
+        let nw = ws.len();
+        let n = c_len::<A>(nw, "weights")?;
+        // SAFETY: the caller's promises on `pos` and the five arrays;
+        // nothing is written until all are checked.
+        let checked = unsafe {
+            room::<A>(pos, max, nw, "weights").and_then(|p0| {
+                let any_null = shadow.is_null()
+                    || category.is_null()
+                    || incl.is_null()
+                    || excl.is_null()
+                    || count.is_null();
+                if any_null && nw > 0 {
+                    return Err(fail(SLOG2_ERR_NULL_ARG, "NULL weights array"));
+                }
+                Ok((
+                    p0,
+                    column::<A, _>(shadow, p0, nw, max, "shadow")?,
+                    column::<A, _>(category, p0, nw, max, "category")?,
+                    column::<A, _>(incl, p0, nw, max, "incl")?,
+                    column::<A, _>(excl, p0, nw, max, "excl")?,
+                    column::<A, _>(count, p0, nw, max, "count")?,
+                ))
+            })
+        };
+        let (p0, c_shadow, c_category, c_incl, c_excl, c_count) = match checked {
+            Ok(c) => c,
             Err(f) => {
-                *n_out = n;
+                // SAFETY: checked non-NULL above.
+                unsafe { n_out.write(n) };
                 return Err(f);
             }
         };
-        // SAFETY: all five checked for `ws.len()` elements at `*pos`.
+        c_shadow.fill(ws.row.iter().copied());
+        c_category.fill(ws.category.iter().copied());
+        c_incl.fill(ws.incl.iter().copied());
+        c_excl.fill(ws.excl.iter().copied());
+        c_count.fill(ws.count.iter().copied());
+        // SAFETY: `pos` checked by `room`, `n_out` above.
         unsafe {
-            column(shadow, p0, ws.row.iter().copied());
-            column(category, p0, ws.category.iter().copied());
-            column(incl, p0, ws.incl.iter().copied());
-            column(excl, p0, ws.excl.iter().copied());
-            column(count, p0, ws.count.iter().copied());
-            *pos += n;
+            set_pos(pos, p0 + nw);
+            n_out.write(n);
         }
-        *n_out = n;
         Ok(SLOG2_OK)
     })
 }

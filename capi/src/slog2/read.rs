@@ -130,7 +130,9 @@ pub unsafe extern "C" fn SLOG2_Read_dir(
 
 /// The next category of the file (preview categories included, index < 0):
 /// head, label characters into `text`, name characters into `legend`
-/// (four-argument arrays, no NUL). Returns SLOG2_OK; SLOG2_ERR_EOF after the
+/// (four-argument arrays, no NUL). `text_pos` and `legend_pos` must point to
+/// two different ints (each array advances its own); one int for both is
+/// SLOG2_ERR_BAD_ARG. Returns SLOG2_OK; SLOG2_ERR_EOF after the
 /// last one; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_ARRAY_TOO_SMALL,
 /// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
 ///
@@ -149,6 +151,12 @@ pub unsafe extern "C" fn SLOG2_Get_next_category(
     max_legend: c_int,
 ) -> c_int {
     reader(fp, |r| {
+        if !text_pos.is_null() && text_pos == legend_pos {
+            return Err(fail(
+                SLOG2_ERR_BAD_ARG,
+                "text_pos and legend_pos are the same int; each array needs its own position",
+            ));
+        }
         let mut cur = lock(&r.cursor);
         let c = r
             .file

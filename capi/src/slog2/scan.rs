@@ -125,16 +125,23 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
     stats: *mut SLOG2_Query_stats,
 ) -> c_int {
     scan_op(scan, |sc| {
-        // SAFETY: the caller's promises on `n_out`, `columns`, `pos`,
-        // `info_pos`; nothing is written here.
-        let (n_out, p0, ip0) = unsafe {
-            let n_out = out::<A, _>(n_out, "n_out")?;
+        if n_out.is_null() {
+            return Err(fail(SLOG2_ERR_NULL_ARG, "NULL argument: n_out"));
+        }
+        // SAFETY: the caller's promises on `columns`, `pos`, `info_pos`;
+        // nothing is written here.
+        let (p0, ip0) = unsafe {
             input::<A, _>(columns, "columns")?;
             (
-                n_out,
                 room::<A>(pos, max, 0, "rows")?,
                 room::<A>(info_pos, info_max, 0, "info")?,
             )
+        };
+        // `n_out` is written through its pointer (never a reference), as
+        // in `fill_rows`: it may be the int of a position.
+        let set_n_out = |n: c_int| {
+            // SAFETY: checked non-NULL above; valid (the caller's promise).
+            unsafe { n_out.write(n) }
         };
         // No info array: no room for info bytes (a record with info then
         // fails with nothing written, as in SLOG2_Query_window).
@@ -177,7 +184,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
         }
         let (wrote, st) = match batch {
             Batch::TooBig { rows, info } => {
-                *n_out = c_len::<A>(rows, "rows")?;
+                set_n_out(c_len::<A>(rows, "rows")?);
                 return Err(fail(
                     SLOG2_ERR_ARRAY_TOO_SMALL,
                     format!(
@@ -189,7 +196,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
             Batch::Rows { rows, stats } => (rows, stats),
             Batch::End { stats } => (0, stats),
         };
-        *n_out = c_len::<A>(wrote, "rows")?;
+        set_n_out(c_len::<A>(wrote, "rows")?);
         // SAFETY: the caller's promise on `stats`.
         unsafe {
             set_opt(
@@ -248,4 +255,10 @@ pub unsafe extern "C" fn SLOG2_Scan_close(scan: *mut SLOG2_Scan) -> c_int {
         unsafe { close_handle::<A, _, _>(&SCANS, scan, "scan", "SLOG2_Scan") }?;
         Ok(SLOG2_OK)
     })
+}
+
+/// A call on `sc` that panics (tests of handle retirement).
+#[cfg(test)]
+pub(super) fn panic_in(sc: SLOG2_Scan) -> c_int {
+    scan_op(sc, |_| panic!("half done"))
 }
