@@ -12,13 +12,23 @@ Writing: :class:`slog2.Writer`; raw TRACE records of any source: :mod:`slog2.tra
 from ._lib import lib_path
 from ._errors import (
     ArgumentError,
+    ArrayTooSmallError,
     ClosedError,
+    EndOfDataError,
     Error,
     FormatError,
+    InternalError,
     InvalidDrawableError,
     LibIOError,
+    NoDrawablesError,
+    NullArgumentError,
     OrderError,
     ParseError,
+    SourceError,
+    StateError,
+    TraceError,
+    UnsupportedError,
+    WrongModeError,
 )
 from ._reader import Category, File, Rows, Tree, Weights, YMap, open
 from ._writer import Writer, encode_info
@@ -28,7 +38,9 @@ __version__ = "0.1.0"
 __all__ = [
     "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Writer", "encode_info",
     "Error", "FormatError", "OrderError", "ClosedError", "ArgumentError", "LibIOError",
-    "ParseError", "InvalidDrawableError",
+    "ParseError", "InvalidDrawableError", "NullArgumentError", "WrongModeError",
+    "ArrayTooSmallError", "EndOfDataError", "StateError", "NoDrawablesError", "InternalError",
+    "UnsupportedError", "SourceError", "TraceError",
     "lib_path", "trace", "plot",
 ]
 

@@ -25,17 +25,9 @@ from typing import Iterator, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _lib
+from ._errors import TraceError, trace_error
 
 SHAPES = {0: "event", 1: "state", 2: "arrow"}
-
-
-class TraceError(Exception):
-    """A TRACE_* call failed: ``code`` is the reader's return code; the message is
-    ``TRACE_Get_err_string(code)`` plus, for libslog2's own reader, the detail text."""
-
-    def __init__(self, code: int, message: str):
-        self.code = code
-        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -117,13 +109,11 @@ class Trace:
         return s.decode("utf-8", "replace") if s else ""
 
     def _error(self, code: int, call: str) -> TraceError:
-        msg = self._text(code)
+        d = ""
         if self._own:
             d = _lib.lib.SLOG2_Get_last_error()
             d = d.decode("utf-8", "replace") if d else ""
-            if d:
-                msg = f"{d} ({msg})" if msg else d
-        return TraceError(code, f"{call}: {msg}")
+        return trace_error(code, d, self._text(code), call, own=self._own)
 
     def _check(self, rc: int, call: str) -> None:
         if rc != 0:
