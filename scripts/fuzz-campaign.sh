@@ -2,7 +2,7 @@
 # A long fuzz campaign in chunks, for volume (RELIABILITY.md):
 #   scripts/fuzz-campaign.sh LOG UNTIL_EPOCH CHUNK_SECS MAX_LEN TARGET...
 # runs the built targets (fuzz/target/.../release/<t>, build them first with
-# `cargo +nightly fuzz build -O`) one after another, CHUNK_SECS each, round
+# `cargo +nightly fuzz build -O`, the nightly of scripts/fuzz-toolchain.sh) one after another, CHUNK_SECS each, round
 # and round until the time UNTIL_EPOCH, at `nice -n 19`. Every chunk appends
 # one line to LOG: UTC time, target, seconds, max_len, executions, exec/s,
 # cov, ft, corpus size, exit status (non-zero: crash, input kept in

@@ -10,12 +10,13 @@ secs=${1:-30}
 # SECS): the test command's run is then the same on every machine with the
 # same seeds, so it cannot fail at random; without it, a time-boxed search.
 runs=${2:-}
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
+# The pinned cargo-fuzz and nightly (installed when missing).
+source scripts/fuzz-toolchain.sh
+fuzz_toolchain
 scripts/fuzz-seeds.sh >/dev/null
 source scripts/fuzz-env.sh
 cd fuzz
-RUSTC_WRAPPER= cargo +nightly fuzz build -O
+RUSTC_WRAPPER= cargo "+$FUZZ_TOOLCHAIN" fuzz build -O
 for t in slog2_read slog2_open text_trace retree capi_input clog2 trace_api otf2; do
   echo "== fuzz $t for ${secs}s"
   log="artifacts/$t.log"; mkdir -p artifacts
@@ -25,7 +26,7 @@ for t in slog2_read slog2_open text_trace retree capi_input clog2 trace_api otf2
   [ -n "$runs" ] && extra=(-seed=1 "-runs=$([ "$t" = otf2 ] && echo $((runs / 4)) || echo "$runs")")
   fuzz_limits "$t"
   rc=0
-  ASAN_OPTIONS=$asan RUSTC_WRAPPER= cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+  ASAN_OPTIONS=$asan RUSTC_WRAPPER= cargo "+$FUZZ_TOOLCHAIN" fuzz run -O "$t" "corpus/$t" -- \
     -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb="$malloc_limit" -timeout=10 -print_final_stats=1 "${extra[@]}" \
     >"$log" 2>&1 || rc=$?
   grep -E "^stat::number_of_executed_units|^stat::new_units_added|^cov: |==[0-9]+==|^SUMMARY|panicked|Test unit written" "$log" | tail -6 || true

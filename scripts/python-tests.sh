@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The Python suite (python/tests, pytest) against the release library.
-# Creates target/pyvenv once, installs numpy/pandas/matplotlib/pytest into it
-# (pip's cache makes reruns cheap; nothing is reinstalled when present), installs
-# ./python (pip install, as a user would), and runs pytest. pytest exits 5 when
-# it collects no test and the suite's conftest fails the run on any skip, so a
-# suite that cannot run fails this script.
+# The Python suite (python/tests, pytest) against the release library, after
+# linting python/ with ruff (its rules: python/pyproject.toml).
+# Creates target/pyvenv once and installs the pinned test packages into it
+# (python/requirements-test.txt: numpy, pandas, matplotlib, pytest, ruff and
+# their dependencies at exact versions; pip changes nothing when they are
+# there), installs ./python (pip install, as a user would), and runs pytest.
+# pytest exits 5 when it collects no test and the suite's conftest fails the
+# run on any skip, so a suite that cannot run fails this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -14,9 +16,13 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 py="$venv/bin/python"
-if ! "$py" -c "import numpy, pandas, matplotlib, pytest" 2>/dev/null; then
-  "$py" -m pip install -q --disable-pip-version-check numpy pandas matplotlib pytest
+req="$root/python/requirements-test.txt"
+# Reinstall only when the venv's packages differ from the pins.
+if ! diff -q <(grep -v '^#' "$req" | sort -f) \
+    <("$py" -m pip freeze --disable-pip-version-check --exclude slog2 2>/dev/null | sort -f) >/dev/null; then
+  "$py" -m pip install -q --disable-pip-version-check -r "$req"
 fi
+"$venv/bin/ruff" check --config "$root/python/pyproject.toml" "$root/python"
 "$py" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall ./python
 rm -rf python/build python/slog2.egg-info
 export SLOG2_LIB="$root/target/release/libslog2.so"

@@ -13,7 +13,7 @@ weights (as Jumpshot's preview boxes). Colours are drawn opaque (alpha ignored).
 from __future__ import annotations
 
 import os
-from typing import Optional, Sequence, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -100,7 +100,7 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
             fig = ax.figure
         ax.set_facecolor("black")
         lines = _lines_of(f, rows)
-        ypos = {int(l): i for i, l in enumerate(lines)}
+        ypos = {int(line): i for i, line in enumerate(lines)}
         idx, _names, topo, _codes = f._category_tables()
 
         def y_of(arr):
@@ -197,7 +197,7 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
         ax.set_xlim(t0, t1 if t1 > t0 else t0 + 1e-9)
         ax.set_ylim(len(lines) - 0.5, -0.5)
         ax.set_yticks(range(len(lines)))
-        ax.set_yticklabels([str(l) for l in lines])
+        ax.set_yticklabels([str(line) for line in lines])
         ax.set_ylabel("line ID")
         ax.set_xlabel("time (s)")
         q = "full detail" if depth is None else f"preview depth {depth}"

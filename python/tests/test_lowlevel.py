@@ -128,12 +128,12 @@ def test_struct_fields_match_headers():
     cols = [f[0] for f in structs["SLOG2_Query_columns"]]
     assert cols == [n for n, _ in _lib.SLOG2_QUERY_COLUMNS]
     # sizes agree with the C types (pointer columns: void*; others by kind)
-    for (n, t), (hn, ht, star) in zip(_lib.SLOG2_QUERY_COLUMNS, structs["SLOG2_Query_columns"]):
+    for (n, t), (_hn, ht, star) in zip(_lib.SLOG2_QUERY_COLUMNS, structs["SLOG2_Query_columns"]):
         assert star
         assert py_kind(t) == c_kind(ht.replace("*", "") + " x"), f"column {n}: {t} vs {ht}"
     # the other structs: every field's kind (and the columns are all pointers)
     for name, cls in _lib.STRUCTS.items():
-        for (fn, ft), (hn, ht, star) in zip(cls._fields_, structs[name]):
+        for (fn, ft), (_hn, ht, star) in zip(cls._fields_, structs[name]):
             want = "ptr" if star else c_kind(ht + " x")
             assert py_kind(ft) == want, f"{name}.{fn}: {ft} vs {ht}"
 

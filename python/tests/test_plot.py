@@ -32,7 +32,7 @@ def expected_pixels(f, rows, ax, height):
     depth = np.zeros(len(rows), int)
     depth[st] = P._nest_depth(rows.line0[st], rows.start[st], rows.end[st])
     lines = P._lines_of(f, rows)
-    ypos = {int(l): i for i, l in enumerate(lines)}
+    ypos = {int(line): i for i, line in enumerate(lines)}
     tr = ax.transData
     arrows = [(tr.transform((rows.time0[i], ypos[int(rows.line0[i])])),
                tr.transform((rows.time1[i], ypos[int(rows.line1[i])])))

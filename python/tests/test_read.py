@@ -149,7 +149,9 @@ def test_stats_equal_cli(path):
         assert (rows.nodes_read, rows.bytes_read) == (int(m.group(1)), int(m.group(2)))
 
 
-PRINT_RE = re.compile(r"infobox\[ TimeBBox\(([^,]+),([^)]+)\) Category=Category\[ index=(-?\d+),.*?\]: (.*?)\] (?=\(|Primitive\[)")
+PRINT_RE = re.compile(
+    r"infobox\[ TimeBBox\(([^,]+),([^)]+)\) Category=Category\[ index=(-?\d+),.*?\]: (.*?)\] (?=\(|Primitive\[)"
+)
 
 
 def test_popup_text_equals_print(path):

@@ -5,7 +5,6 @@ library (capi-tests/plugin/tinytrace.c) iterate too."""
 import shutil
 import subprocess
 
-import numpy as np
 import pytest
 
 import slog2
