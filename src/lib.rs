@@ -7,15 +7,25 @@
 //! slog2sdk does, converts traces to it, and exports the library through a C
 //! ABI (TRACE-API and SLOG2 APIs).
 //!
-//! Layers (see `docs/architecture.md` in the shared contracts):
+//! Layers, from the model up (arrows point down: the model knows no bytes,
+//! the codec no tree, and no layer knows a binding):
 //! - [`model`]: categories, drawables, shadows, maps — no bytes, no files;
 //! - [`mod@format`]: the byte codec of every block;
-//! - [`mod@write`]: the one-pass tree writer (shadows, summaries, atomic output);
-//! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
-//! - [`trace`]: trace sources and the converter.
+//! - [`mod@write`]: the one-pass tree writer (shadows, summaries, payload
+//!   checks, atomic output);
+//! - [`read`]: the memory-mapped reader (window queries, previews, window
+//!   cursors, whole-file scans, popups, `check`, the reference-style dump);
+//! - [`trace`]: trace sources (text, SLOG-2, CLOG2, C TRACE-API libraries)
+//!   and the TRACE-API reading protocol;
+//! - [`convert`]: source → checks → writer;
+//! - [`error`]: [`Error`] and [`ErrorKind`], the one classification of
+//!   failures that every binding maps.
 //!
-//! The skins are crates of their own over this one: `slog2-capi` (the C ABI,
-//! built as libslog2.{so,a}), `slog2-jni` and the `slog2` CLI.
+//! The skins are crates of their own over this one and only translate:
+//! `slog2-capi` (the C ABI, built as libslog2.{so,a} by `capi/lib`),
+//! `slog2-jni` (the JVM binding) and the `slog2` CLI; `slog2-handles` is the
+//! handle registry the two bindings share, `slog2-dev` the tooling
+//! (synthetic traces, benchmark plans).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
