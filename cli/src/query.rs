@@ -11,12 +11,11 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use slog2::read::rows::Rows;
 use slog2::read::Slog2File;
 
 use crate::io_err;
-use crate::query_out::QueryOut;
+use crate::query_out::{Format, QueryOut};
 
 /// List the drawables (and, with --depth, the preview shadows) that intersect a time window.
 #[derive(clap::Args)]
@@ -36,13 +35,6 @@ pub(crate) struct Args {
     /// Print how many tree nodes and bytes the query read (to stderr).
     #[arg(long)]
     stats: bool,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-pub(crate) enum Format {
-    Text,
-    Csv,
-    Json,
 }
 
 /// Rows written per piece.

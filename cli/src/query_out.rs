@@ -21,7 +21,13 @@ use slog2::read::rows::{Rows, ROW_COMPOSITE, ROW_SHADOW};
 use slog2::read::Slog2File;
 use slog2::Topology;
 
-use crate::query::Format;
+/// The output formats of `slog2 query --format`.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq)]
+pub(crate) enum Format {
+    Text,
+    Csv,
+    Json,
+}
 
 /// Writes the rows of one query as they are handed over.
 pub(crate) struct QueryOut<'a, W: Write> {
