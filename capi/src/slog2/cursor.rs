@@ -148,7 +148,7 @@ pub unsafe extern "C" fn SLOG2_Cursor_move(
         unsafe {
             set_opt(n_rows, nr);
             set_opt(n_info_bytes, ni);
-            put_stats(stats, &rows);
+            put_stats(stats, &rows.stats);
         }
         Ok(SLOG2_OK)
     })

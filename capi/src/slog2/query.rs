@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_int};
 use super::codes::*;
 use super::{core, reader, SLOG2_File, A};
 use crate::{c_len, column, fail, input, out, room, set_opt, set_pos, slots, Res, Slots};
-use ::slog2::read::RowsRef;
+use ::slog2::read::{QueryStats, RowsRef};
 
 /// What a query read. Both depend only on the file and the window (not on
 /// the node cache).
@@ -164,7 +164,7 @@ pub(super) unsafe fn fill_rows(
     info_room.fill(info.iter().map(|&b| b as c_char));
     // SAFETY: `pos` checked by `room`, `n_out` above, `stats` as promised.
     unsafe {
-        put_stats(stats, &rows);
+        put_stats(stats, &rows.stats);
         set_pos(pos, p0 + nrows);
         n_out.write(n);
     }
@@ -196,14 +196,14 @@ impl SLOG2_Query_columns {
 
 /// # Safety
 /// `stats` is NULL or valid for one struct.
-pub(super) unsafe fn put_stats(stats: *mut SLOG2_Query_stats, rows: &RowsRef<'_>) {
+pub(super) unsafe fn put_stats(stats: *mut SLOG2_Query_stats, st: &QueryStats) {
     // SAFETY: forwarded.
     unsafe {
         set_opt(
             stats,
             SLOG2_Query_stats {
-                nodes_read: c_int::try_from(rows.stats.nodes_read).unwrap_or(c_int::MAX),
-                bytes_read: i64::try_from(rows.stats.bytes_read).unwrap_or(i64::MAX),
+                nodes_read: c_int::try_from(st.nodes_read).unwrap_or(c_int::MAX),
+                bytes_read: i64::try_from(st.bytes_read).unwrap_or(i64::MAX),
             },
         )
     };

@@ -15,9 +15,9 @@ use std::sync::Mutex;
 use slog2_handles::Registry;
 
 use super::codes::*;
-use super::query::{fill_rows, SLOG2_Query_columns, SLOG2_Query_stats};
+use super::query::{fill_rows, put_stats, SLOG2_Query_columns, SLOG2_Query_stats};
 use super::{core, reader, SLOG2_File, A, FILES};
-use crate::{c_len, call_on, close_handle, entry, fail, input, lock, out, room, set_opt, Res};
+use crate::{c_len, call_on, close_handle, entry, fail, input, lock, out, room, Res};
 use ::slog2::read::scan::{Batch, PrefetchScan};
 
 /// Opaque scan state.
@@ -198,15 +198,7 @@ pub unsafe extern "C" fn SLOG2_Scan_next(
         };
         set_n_out(c_len::<A>(wrote, "rows")?);
         // SAFETY: the caller's promise on `stats`.
-        unsafe {
-            set_opt(
-                stats,
-                SLOG2_Query_stats {
-                    nodes_read: c_int::try_from(st.nodes_read).unwrap_or(c_int::MAX),
-                    bytes_read: i64::try_from(st.bytes_read).unwrap_or(i64::MAX),
-                },
-            )
-        };
+        unsafe { put_stats(stats, &st) };
         if wrote == 0 {
             return Err(fail(SLOG2_ERR_EOF, "the scan has returned every drawable"));
         }
