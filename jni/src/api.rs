@@ -10,7 +10,7 @@
 //! [`slog2::read::Rows`] (the columns every binding shares) and this module
 //! copies each column into one Java array and calls the `Drawables`
 //! constructor once. Errors are thrown as the `slog2.api` subclass of
-//! `Slog2Exception` for their kind ([`crate::exception_class`]) with the
+//! `Slog2Exception` for their kind (`crate::exception_class`) with the
 //! library's message.
 
 use std::sync::{Arc, OnceLock};

@@ -23,7 +23,7 @@
 //! * every native body runs under `guard`: a Rust error becomes a Java
 //!   exception carrying the library's message — for the viewer natives the
 //!   `slog2.api` subclass of `Slog2Exception` of its `ErrorKind`
-//!   ([`exception_class`], exhaustive), for the drop-in a
+//!   (`exception_class`, exhaustive), for the drop-in a
 //!   `RuntimeException` as the reference threw — and a panic becomes a
 //!   `java.lang.Error`; nothing unwinds into the JVM;
 //! * class, method and field IDs are looked up once and cached;

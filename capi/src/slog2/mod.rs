@@ -24,7 +24,7 @@
 //!
 //! One file per concern; this one holds what they share: the handle
 //! type and its registry, the mode dispatch (`writer`, `reader`), the
-//! seam for query modules ([`with_file`], [`core`]) and open/close.
+//! seam for query modules (`with_file`, `core`) and open/close.
 //!
 //! * `codes`: the return codes, their mapping from the core's
 //!   [`ErrorKind`](::slog2::ErrorKind), and their texts;
@@ -36,8 +36,9 @@
 //! * `scan`: whole-file scans (the core's prefetching scan, batch by batch);
 //! * `cursor`: window cursors (a viewer's moving window).
 //!
-//! New SLOG2_* functions go in files of their own beside these, calling
-//! [`with_file`] for the handle and [`core`] for errors.
+//! New SLOG2_* functions go in files of their own in `capi/src/` (one `mod`
+//! line in `lib.rs`), calling `crate::slog2::with_file` for the handle and
+//! `crate::slog2::core` for errors.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
