@@ -387,15 +387,40 @@ impl<'a, T> Slots<'a, T> {
         self.pos.map_or(0, |(_, p)| p)
     }
 
+    /// Copy `src` (exactly as many elements as checked) in one block move,
+    /// and advance the position: the fast path of [`fill`](Self::fill) for
+    /// columns the library already holds in the caller's type.
+    pub fn copy_from(self, src: &[T])
+    where
+        T: Copy,
+    {
+        debug_assert_eq!(src.len(), self.n);
+        let n = src.len().min(self.n);
+        if !self.dst.is_null() {
+            // SAFETY: `dst` is valid for `self.n` >= n writes (checked when
+            // made) and `src` for n reads; `ptr::copy` allows overlap (a
+            // caller cannot make library memory an output, but it costs
+            // nothing to not rely on it).
+            unsafe { std::ptr::copy(src.as_ptr(), self.dst, n) };
+        }
+        if let Some((pos, p)) = self.pos {
+            // SAFETY: checked non-NULL and valid for writes by `slots`.
+            unsafe { pos.write(p + n as c_int) };
+        }
+    }
+
     /// Write the elements (at most as many as checked) and advance the
     /// position by the number written.
     pub fn fill(self, src: impl IntoIterator<Item = T>) {
         let mut k = 0;
         if !self.dst.is_null() {
-            for s in src.into_iter().take(self.n) {
-                // SAFETY: `dst` is valid for `n` writes (checked when made),
-                // and `k < n`.
-                unsafe { self.dst.add(k).write(s) };
+            // SAFETY: `dst` is valid for `n` writes (checked when made). The
+            // slice lives only for this loop and no other reference to
+            // caller memory exists meanwhile (positions are raw pointers),
+            // so even arrays a caller made overlap are written in turn.
+            let dst = unsafe { std::slice::from_raw_parts_mut(self.dst, self.n) };
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d = s;
                 k += 1;
             }
             debug_assert_eq!(k, self.n);

@@ -138,13 +138,13 @@ pub(super) unsafe fn fill_rows(
     let ib = i0 as u32;
     c.kind
         .fill(rows.kind[r0..r1].iter().map(|&k| c_int::from(k)));
-    c.category.fill(rows.category[r0..r1].iter().copied());
-    c.start.fill(rows.start[r0..r1].iter().copied());
-    c.end.fill(rows.end[r0..r1].iter().copied());
-    c.time0.fill(rows.time0[r0..r1].iter().copied());
-    c.time1.fill(rows.time1[r0..r1].iter().copied());
-    c.line0.fill(rows.line0[r0..r1].iter().copied());
-    c.line1.fill(rows.line1[r0..r1].iter().copied());
+    c.category.copy_from(&rows.category[r0..r1]);
+    c.start.copy_from(&rows.start[r0..r1]);
+    c.end.copy_from(&rows.end[r0..r1]);
+    c.time0.copy_from(&rows.time0[r0..r1]);
+    c.time1.copy_from(&rows.time1[r0..r1]);
+    c.line0.copy_from(&rows.line0[r0..r1]);
+    c.line1.copy_from(&rows.line1[r0..r1]);
     // Parents relative to the range's first row, plus the caller's base.
     let pb = parent_base - r0 as c_int;
     c.parent.fill(
@@ -152,7 +152,7 @@ pub(super) unsafe fn fill_rows(
             .iter()
             .map(|&p| if p >= 0 { p + pb } else { p }),
     );
-    c.num_real.fill(rows.num_real[r0..r1].iter().copied());
+    c.num_real.copy_from(&rows.num_real[r0..r1]);
     c.info_offset.fill(spans.clone().map(|w| {
         if w[1] > w[0] {
             ip0 + (w[0] - ib) as c_int
@@ -161,7 +161,11 @@ pub(super) unsafe fn fill_rows(
         }
     }));
     c.info_len.fill(spans.map(|w| (w[1] - w[0]) as c_int));
-    info_room.fill(info.iter().map(|&b| b as c_char));
+    // c_char and u8 have the same size and alignment.
+    // SAFETY: the same bytes, seen as the caller's `char`s.
+    let info_chars =
+        unsafe { std::slice::from_raw_parts(info.as_ptr() as *const c_char, info.len()) };
+    info_room.copy_from(info_chars);
     // SAFETY: `pos` checked by `room`, `n_out` above, `stats` as promised.
     unsafe {
         put_stats(stats, &rows.stats);
@@ -407,11 +411,11 @@ pub unsafe extern "C" fn SLOG2_Query_preview_weights(
                 return Err(f);
             }
         };
-        c_shadow.fill(ws.row.iter().copied());
-        c_category.fill(ws.category.iter().copied());
-        c_incl.fill(ws.incl.iter().copied());
-        c_excl.fill(ws.excl.iter().copied());
-        c_count.fill(ws.count.iter().copied());
+        c_shadow.copy_from(&ws.row);
+        c_category.copy_from(&ws.category);
+        c_incl.copy_from(&ws.incl);
+        c_excl.copy_from(&ws.excl);
+        c_count.copy_from(&ws.count);
         // SAFETY: `pos` checked by `room`, `n_out` above.
         unsafe {
             set_pos(pos, p0 + nw);
