@@ -58,6 +58,7 @@
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
 mod check;
+pub mod counts;
 pub mod cursor;
 pub mod index;
 mod info;
@@ -67,6 +68,7 @@ pub mod scan;
 mod tree;
 
 pub use check::CheckReport;
+pub use counts::{CategoryCount, Counts};
 pub use cursor::WindowCursor;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
@@ -171,6 +173,8 @@ pub struct Slog2File {
     cache: NodeCache,
     /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
     map_touched: std::sync::atomic::AtomicU64,
+    /// The file's counts, once asked for ([`counts`]).
+    counts: std::sync::OnceLock<Counts>,
 }
 
 impl std::fmt::Debug for Slog2File {
@@ -325,6 +329,7 @@ impl Slog2File {
             directory,
             cache: NodeCache::new(index::limit_from_env()),
             map_touched: std::sync::atomic::AtomicU64::new(0),
+            counts: std::sync::OnceLock::new(),
             node_index,
             by_position,
             root,
