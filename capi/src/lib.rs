@@ -26,6 +26,8 @@
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
 
+pub mod counts;
+pub mod scan_range;
 pub mod slog2;
 pub mod trace;
 

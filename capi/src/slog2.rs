@@ -1944,6 +1944,22 @@ fn scan_op(sc: SLOG2_Scan, f: impl FnOnce(&mut ScanState) -> Res<c_int>) -> c_in
 /// `scan` is NULL or valid for writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) -> c_int {
+    // SAFETY: forwarded (the caller's promise on `scan`).
+    unsafe { scan_open_with(fp, scan, |f| Ok(::slog2::read::Scan::new(f))) }
+}
+
+/// SLOG2_Scan_open with the core's scan made by `make` (a whole-file scan,
+/// or one over a time range: `scan_range.rs`).
+///
+/// # Safety
+/// `scan` is NULL or valid for writing one handle.
+pub(crate) unsafe fn scan_open_with(
+    fp: SLOG2_File,
+    scan: *mut SLOG2_Scan,
+    make: impl FnOnce(
+        std::sync::Arc<Slog2File>,
+    ) -> ::slog2::Result<::slog2::read::Scan<std::sync::Arc<Slog2File>>>,
+) -> c_int {
     // SAFETY: the caller's promise on `scan`.
     if let Some(s) = unsafe { scan.as_mut() } {
         *s = std::ptr::null_mut();
@@ -1951,9 +1967,9 @@ pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) 
     reader(fp, |r| {
         // SAFETY: the caller's promise on `scan`.
         let out_scan = unsafe { out::<A, _>(scan, "scan") }?;
+        let scan = core(make(r.file.clone()))?;
         let (tx, rx) = std::sync::mpsc::sync_channel(2);
         let (back, back_rx) = std::sync::mpsc::sync_channel(4);
-        let scan = ::slog2::read::Scan::new(r.file.clone());
         std::thread::Builder::new()
             .name("slog2-scan".into())
             .spawn(move || scan_worker(scan, tx, back_rx))
