@@ -155,10 +155,19 @@ class Trace:
         return k.value
 
     def __iter__(self) -> Iterator[Record]:
+        drawables = 0
         while True:
             k = self.peek_kind()
             if k == _lib.TRACE_EOF:
+                if drawables == 0:
+                    # What `slog2 convert` says of such an input (it fails the same way).
+                    raise TraceError(-1, f"{self.path}: no drawable found in the input: not a "
+                                     "trace slog2 reads (slog2sdk's text format, SLOG-2, MPE CLOG2, "
+                                     "OTF2) or an empty one (`slog2 convert` lists the lines it "
+                                     "skipped)")
                 return
+            if k in (_lib.TRACE_PRIMITIVE_DRAWABLE, _lib.TRACE_COMPOSITE_DRAWABLE):
+                drawables += 1
             if k == _lib.TRACE_CATEGORY:
                 yield self._category()
             elif k == _lib.TRACE_YCOORDMAP:
