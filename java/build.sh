@@ -20,7 +20,9 @@ for tool in javac jar java; do
   command -v "$tool" >/dev/null || { echo "error: $tool not found (install openjdk-17-jdk-headless)" >&2; exit 1; }
 done
 
-rm -rf "$out"
+# Only what this script makes: java/build/ also holds the viewer's jar
+# (java/viewer/build.sh), which `slog2 view` runs.
+rm -rf "$out/classes" "$out/test-classes" "$out/example" "$out/javadoc" "$out/slog2.jar"
 mkdir -p "$out/classes" "$out/test-classes" "$out/example"
 find java/api/src/main/java -name '*.java' >"$out/sources.txt"
 javac --release 17 -Xlint:all -Werror -d "$out/classes" @"$out/sources.txt"

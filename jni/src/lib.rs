@@ -35,7 +35,9 @@ use std::sync::{Arc, Mutex};
 use jni::JNIEnv;
 
 pub mod api;
+pub mod counts;
 pub mod inputlog;
+pub mod moving;
 
 /// Why a native failed.
 pub(crate) enum Fail {

@@ -36,4 +36,22 @@ final class Native {
 
     static native String popupText(long h, int category, byte[] info, int off, int len)
             throws Slog2Exception;
+
+    static native long cursorOpen(long h) throws Slog2Exception;
+
+    static native Drawables cursorMove(long c, double t0, double t1) throws Slog2Exception;
+
+    static native void cursorClose(long c);
+
+    static native long scanOpen(long h, boolean range, double t0, double t1) throws Slog2Exception;
+
+    /** The next batch, or null at the end. */
+    static native Drawables scanNext(long s, int maxRows) throws Slog2Exception;
+
+    static native void scanClose(long s);
+
+    /** Totals, then index/drawables/members/stored per category (see Counts). */
+    static native long[] counts(long h) throws Slog2Exception;
+
+    static native String countDefinition() throws Slog2Exception;
 }
