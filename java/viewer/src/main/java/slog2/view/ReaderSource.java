@@ -37,6 +37,7 @@ public final class ReaderSource implements Source {
         return reader.preview(t0, t1, depth);
     }
     @Override public String popupText(Drawables d, int row) throws IOException { return reader.popupText(d, row); }
+    @Override public slog2.api.Counts counts() throws IOException { return reader.counts(); }
 
     @Override
     public synchronized Drawables move(double t0, double t1) throws IOException {

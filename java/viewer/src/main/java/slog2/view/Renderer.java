@@ -159,7 +159,7 @@ public final class Renderer {
         p.color(TEXT);
         p.text("Legend", x, y + 11);
         y += line + 4;
-        int shown = 0, left = 0;
+        int left = 0;
         for (int k : order) {
             Category c = m.categories[k];
             if (c.index < 0 || !m.visible[k]) {
@@ -186,7 +186,6 @@ public final class Renderer {
             }
             p.text(s, x + 28, y + 11);
             y += line;
-            shown++;
         }
         if (left > 0) {
             p.color(TEXT);

@@ -37,6 +37,11 @@ public interface Source extends AutoCloseable {
 
     String popupText(Drawables d, int row) throws IOException;
 
+    /** The file's counts ({@code Slog2Reader.counts()}), or null when the source has none. */
+    default slog2.api.Counts counts() throws IOException {
+        return null;
+    }
+
     @Override
     void close();
 }
