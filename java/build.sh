@@ -33,7 +33,9 @@ echo "built $out/slog2.jar"
 
 [ -f "$junit" ] || { echo "error: $junit not found (apt-get install junit5)" >&2; exit 1; }
 [ -d "$fixtures" ] || { echo "error: $fixtures not found (../shared must sit beside the repo)" >&2; exit 1; }
-cargo build --release -p slog2-jni -p slog2-cli
+# The whole workspace (one feature set for every build: scripts/feature-check.sh),
+# so this never rebuilds what the README's `cargo build --release` or the tests made.
+cargo build --release
 lib="$root/target/release"
 
 # The README's example must compile (and run) against the jar.

@@ -42,14 +42,11 @@ if ! [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]]; then
   exit 1
 fi
 
-# --all-targets: the same unit graph as `cargo test --release --all-targets`
-# (scripts/test-all.sh). A plain `cargo build --release` resolves features
-# without the dev-dependencies (getrandom, serde_core and syn get fewer
-# features), which changes the metadata of slog2 and slog2-cli; their
-# unhashed outputs (libslog2.so/.a, the slog2 binary) then alternate between
-# the two builds and each run recompiles both crates (~2 min each here).
-# Building the tests too costs nothing after test-all and keeps both fresh.
-cargo build --release --workspace --all-targets
+# The whole workspace, as every script and the README build it: one feature
+# set for all builds (scripts/feature-check.sh), so this neither rebuilds what
+# `cargo test --all-targets` or a plain `cargo build --release` made nor makes
+# them rebuild.
+cargo build --release
 
 release="$root/target/release"
 for f in libslog2.so libslog2.a slog2 libslog2jni.so; do

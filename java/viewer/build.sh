@@ -31,7 +31,7 @@ find java/viewer/src/main/java -name '*.java' >"$vb/sources.txt"
 javac --release 17 -Xlint:all -Werror -cp "$out/slog2.jar" -d "$vb/classes" @"$vb/sources.txt"
 # A small generated trace inside the jar for the start-up warm-up (Main.warmUpRenderer):
 # deterministic output of the CLI's synthetic writer.
-[ -x "$root/target/release/slog2" ] || cargo build --release -p slog2-cli
+[ -x "$root/target/release/slog2" ] || cargo build --release
 "$root/target/release/slog2" bench write 4000 -o "$vb/classes/slog2/view/warmup.slog2" >/dev/null
 printf 'Main-Class: slog2.view.Main\nClass-Path: slog2.jar\n' >"$vb/manifest.txt"
 jar --create --file "$out/slog2view.jar" --manifest "$vb/manifest.txt" -C "$vb/classes" .
@@ -41,7 +41,7 @@ echo "built $out/slog2view.jar"
 [ -f "$junit" ] || { echo "error: $junit not found (apt-get install junit5)" >&2; exit 1; }
 [ -d "$fixtures" ] || { echo "error: $fixtures not found (../shared must sit beside the repo)" >&2; exit 1; }
 command -v xvfb-run >/dev/null || { echo "error: xvfb-run not found (apt-get install xvfb)" >&2; exit 1; }
-cargo build --release -p slog2-jni -p slog2-cli
+cargo build --release # the whole workspace: one feature set (scripts/feature-check.sh)
 lib="$root/target/release"
 
 find java/viewer/src/test/java -name '*.java' >"$vb/test-sources.txt"
