@@ -164,3 +164,28 @@ def test_writer_names_a_nan_time(tmp_path):
                 c = w.category("S", "state", (255, 0, 0))
                 call(w, c)
         assert not (tmp_path / "nan.slog2").exists()
+
+
+def test_the_readme_example_is_the_file_and_runs(tmp_path):
+    """The README's Python block is python/examples/quickstart.py, and it runs on the
+    bundled example (converted as the README says) in the current interpreter."""
+    import re
+    import subprocess
+    import sys
+
+    from conftest import BIN, REPO
+
+    text = (REPO / "README.md").read_text()
+    block = re.search(r"<!-- python-example-begin -->\n```python\n(.*?)```\n<!-- python-example-end -->",
+                      text, re.S)
+    assert block, "README has no python example between its markers"
+    script = REPO / "python" / "examples" / "quickstart.py"
+    assert block.group(1) == script.read_text()
+    demo = tmp_path / "demo.slog2"
+    run_cli("convert", REPO / "examples" / "demo.txt", "-o", demo)
+    r = subprocess.run([sys.executable, str(script), str(demo)], cwd=tmp_path, capture_output=True,
+                       text=True, env={**__import__("os").environ, "MPLBACKEND": "Agg"})
+    assert r.returncode == 0, r.stderr
+    assert "1500 drawables" in r.stdout and "MPI_Send" in r.stdout, r.stdout
+    assert (tmp_path / "demo.png").stat().st_size > 1000
+    assert BIN.exists()

@@ -8,10 +8,23 @@ package slog2.api;
 final class Native {
     static {
         String lib = System.getProperty("slog2.library");
-        if (lib != null && !lib.isEmpty()) {
-            System.load(lib);
-        } else {
-            System.loadLibrary("slog2jni");
+        try {
+            if (lib != null && !lib.isEmpty()) {
+                System.load(lib);
+            } else {
+                System.loadLibrary("slog2jni");
+            }
+        } catch (UnsatisfiedLinkError e) {
+            // Say where it was looked for and how to point at it (a bare "no slog2jni in
+            // java.library.path" leaves a new user guessing).
+            UnsatisfiedLinkError u = new UnsatisfiedLinkError(lib != null && !lib.isEmpty()
+                    ? "slog2: cannot load -Dslog2.library=" + lib + ": " + e.getMessage()
+                    : "slog2: libslog2jni.so is not on java.library.path ("
+                            + System.getProperty("java.library.path") + "); build it with `cargo build --release` "
+                            + "and run java with -Dslog2.library=/path/to/target/release/libslog2jni.so "
+                            + "(or -Djava.library.path=/path/to/target/release)");
+            u.initCause(e);
+            throw u;
         }
     }
 
