@@ -91,63 +91,11 @@ fn counts_follow_the_one_definition() {
     );
 }
 
-/// Rows of a scan handle until EOF (columns: category, end, parent).
-fn drain(sc: SLOG2_Scan) -> Vec<(c_int, f64, c_int)> {
-    let cap = 4;
-    let mut out = Vec::new();
-    loop {
-        let (mut cat, mut end, mut par) = (vec![0; cap], vec![0.0; cap], vec![0; cap]);
-        let mut info = vec![0 as c_char; 256];
-        let cols = SLOG2_Query_columns {
-            kind: std::ptr::null_mut(),
-            category: cat.as_mut_ptr(),
-            start: std::ptr::null_mut(),
-            end: end.as_mut_ptr(),
-            line0: std::ptr::null_mut(),
-            line1: std::ptr::null_mut(),
-            num_real: std::ptr::null_mut(),
-            info_offset: std::ptr::null_mut(),
-            info_len: std::ptr::null_mut(),
-            time0: std::ptr::null_mut(),
-            time1: std::ptr::null_mut(),
-            parent: par.as_mut_ptr(),
-        };
-        let (mut n, mut pos, mut ipos) = (0, 0, 0);
-        // SAFETY: columns of `cap` rows, info of 256 bytes.
-        let rc = unsafe {
-            SLOG2_Scan_next(
-                sc,
-                &mut n,
-                &cols,
-                &mut pos,
-                cap as c_int,
-                info.as_mut_ptr(),
-                &mut ipos,
-                256,
-                std::ptr::null_mut(),
-            )
-        };
-        if rc == SLOG2_ERR_EOF {
-            return out;
-        }
-        if rc == SLOG2_ERR_ARRAY_TOO_SMALL {
-            // A composite of more rows than `cap`: this test's files have
-            // at most 8 rows per record.
-            let mut big = drain_one_big(sc);
-            out.append(&mut big);
-            continue;
-        }
-        assert_eq!(rc, SLOG2_OK);
-        for i in 0..n as usize {
-            out.push((cat[i], end[i], par[i]));
-        }
-    }
-}
-
-fn drain_one_big(sc: SLOG2_Scan) -> Vec<(c_int, f64, c_int)> {
-    let cap = 64;
+/// One SLOG2_Scan_next call into columns of `cap` rows and `icap` info bytes:
+/// its code and the (category, end, parent) of the rows written.
+fn batch(sc: SLOG2_Scan, cap: usize, icap: usize) -> (c_int, Vec<(c_int, f64, c_int)>) {
     let (mut cat, mut end, mut par) = (vec![0; cap], vec![0.0; cap], vec![0; cap]);
-    let mut info = vec![0 as c_char; 4096];
+    let mut info = vec![0 as c_char; icap];
     let cols = SLOG2_Query_columns {
         kind: std::ptr::null_mut(),
         category: cat.as_mut_ptr(),
@@ -163,7 +111,7 @@ fn drain_one_big(sc: SLOG2_Scan) -> Vec<(c_int, f64, c_int)> {
         parent: par.as_mut_ptr(),
     };
     let (mut n, mut pos, mut ipos) = (0, 0, 0);
-    // SAFETY: columns of 64 rows, 4096 info bytes.
+    // SAFETY: columns of `cap` rows, info of `icap` bytes.
     let rc = unsafe {
         SLOG2_Scan_next(
             sc,
@@ -173,12 +121,33 @@ fn drain_one_big(sc: SLOG2_Scan) -> Vec<(c_int, f64, c_int)> {
             cap as c_int,
             info.as_mut_ptr(),
             &mut ipos,
-            4096,
+            icap as c_int,
             std::ptr::null_mut(),
         )
     };
-    assert_eq!(rc, SLOG2_OK);
-    (0..n as usize).map(|i| (cat[i], end[i], par[i])).collect()
+    let rows = if rc == SLOG2_OK {
+        (0..n as usize).map(|i| (cat[i], end[i], par[i])).collect()
+    } else {
+        Vec::new()
+    };
+    (rc, rows)
+}
+
+/// Rows of a scan handle until EOF, in batches of 4 rows (a larger record,
+/// a composite, is fetched alone with room for 64).
+fn drain(sc: SLOG2_Scan) -> Vec<(c_int, f64, c_int)> {
+    let mut out = Vec::new();
+    loop {
+        let (rc, mut rows) = match batch(sc, 4, 256) {
+            (SLOG2_ERR_ARRAY_TOO_SMALL, _) => batch(sc, 64, 4096),
+            r => r,
+        };
+        if rc == SLOG2_ERR_EOF {
+            return out;
+        }
+        assert_eq!(rc, SLOG2_OK);
+        out.append(&mut rows);
+    }
 }
 
 #[test]

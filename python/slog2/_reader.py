@@ -38,6 +38,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import numpy as np
 
 from . import _lib
+from ._closing import Closing
 from ._errors import ArgumentError, check, error
 
 L = _lib.lib
@@ -333,7 +334,7 @@ def _empty_rows(file, t0, t1, depth) -> Rows:
     return r
 
 
-class File:
+class File(Closing):
     """An SLOG-2 file open for reading (use :func:`slog2.open`)."""
 
     MIN_ROWS = 1024
@@ -510,17 +511,6 @@ class File:
             # self._h keeps the (now unknown) registry key: the library itself
             # reports "unknown or closed SLOG2_File handle" on later calls.
 
-    def __enter__(self) -> "File":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         st = "closed" if self._closed else "open"
@@ -703,7 +693,7 @@ class File:
         return _ScanBatches(self, sc, cap, rng or self.total_time)
 
 
-class _ScanBatches:
+class _ScanBatches(Closing):
     """The iterator of :meth:`File.scan`: one ``SLOG2_Scan_next`` call per batch into
     reused numpy arrays; the scan handle is closed at the end, on ``close()`` or when
     the iterator is dropped (also unstarted)."""
@@ -770,14 +760,9 @@ class _ScanBatches:
         if self._sc.value:
             L.SLOG2_Scan_close(byref(self._sc))
 
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
-class Cursor:
+class Cursor(Closing):
     """A moving window over a file (:meth:`File.cursor`; ``SLOG2_Cursor_*``). Use as a
     context manager or call :meth:`close`; it keeps the file's data alive."""
 
@@ -820,17 +805,6 @@ class Cursor:
             h = ctypes.c_void_p(self._h)
             check(L.SLOG2_Cursor_close(byref(h)), "SLOG2_Cursor_close")
 
-    def __enter__(self) -> "Cursor":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def _scan_buffers(pool: List[tuple], cap: int, icap: int) -> tuple:

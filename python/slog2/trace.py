@@ -25,6 +25,7 @@ from typing import Iterator, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _lib
+from ._closing import Closing
 
 SHAPES = {0: "event", 1: "state", 2: "arrow"}
 
@@ -83,7 +84,7 @@ class Composite:
 Record = Union[Category, YMap, Primitive, Composite]
 
 
-class Trace:
+class Trace(Closing):
     """An open TRACE source; iterate it for records. Use :func:`open`."""
 
     def __init__(self, path, reader: Optional[str] = None):
@@ -136,17 +137,6 @@ class Trace:
             h = ctypes.c_void_p(self._h)
             self._check(self._lib.TRACE_Close(byref(h)), "TRACE_Close")
 
-    def __enter__(self) -> "Trace":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- records ----------------------------------------------------------
     def peek_kind(self) -> int:
