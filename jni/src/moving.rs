@@ -1,7 +1,7 @@
 //! Natives of `slog2.api.WindowCursor` and `slog2.api.Scan`: the core's
 //! moving window ([`WindowCursor`]) and its whole-file and time-range scans
 //! ([`Scan`]) behind registry keys, each answer one `Drawables` built by
-//! [`api::drawables_of`](crate::api::drawables_of) (the same columns as a
+//! `api::drawables_of` (the same columns as a
 //! window query).
 //!
 //! Both keep the reader's `Arc<Slog2File>` (the map stays valid) and the key
