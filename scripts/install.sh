@@ -102,6 +102,12 @@ require_otf2=OFF
 [ "${SLOG2_REQUIRE_OTF2:-0}" = 1 ] && require_otf2=ON
 if command -v cmake >/dev/null 2>&1; then
   plugin_build="$root/target/otf2-plugin"
+  # A target/ copied from another checkout carries a CMake cache of that
+  # checkout's sources, which cmake refuses: start that build directory afresh.
+  if [ -f "$plugin_build/CMakeCache.txt" ] &&
+     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$root/readers/otf2" "$plugin_build/CMakeCache.txt"; then
+    rm -rf "$plugin_build"
+  fi
   cmake -S readers/otf2 -B "$plugin_build" -DSLOG2_TRACE_INCLUDE="$root/include" \
         -DSLOG2_REQUIRE_OTF2="$require_otf2" >/dev/null
   if [ -f "$plugin_build/Makefile" ] || [ -f "$plugin_build/build.ninja" ]; then
