@@ -471,6 +471,7 @@ public final class Main {
                 return;
             }
             tmp = File.createTempFile("slog2view-warmup", ".slog2");
+            tmp.deleteOnExit(); // also when the viewer exits during the warm-up (System.exit)
             Files.copy(in, tmp.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             try (Source s = ReaderSource.open(tmp.getPath())) {
                 Model m = new Model(s);
