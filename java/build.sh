@@ -22,6 +22,7 @@ done
 
 # Only what this script makes: java/build/ also holds the viewer's jar
 # (java/viewer/build.sh), which `slog2 view` runs.
+viewer_jar=$( [ -f "$out/slog2view.jar" ] && cksum <"$out/slog2view.jar" || true )
 rm -rf "$out/classes" "$out/test-classes" "$out/example" "$out/javadoc" "$out/slog2.jar"
 mkdir -p "$out/classes" "$out/test-classes" "$out/example"
 find java/api/src/main/java -name '*.java' >"$out/sources.txt"
@@ -29,6 +30,9 @@ javac --release 17 -Xlint:all -Werror -d "$out/classes" @"$out/sources.txt"
 javadoc -quiet -Xdoclint:all,-missing -d "$out/javadoc" -sourcepath java/api/src/main/java slog2.api >/dev/null
 jar --create --file "$out/slog2.jar" -C "$out/classes" .
 echo "built $out/slog2.jar"
+if [ -n "$viewer_jar" ] && [ "$(cksum <"$out/slog2view.jar" 2>/dev/null)" != "$viewer_jar" ]; then
+  echo "error: java/build.sh removed or changed java/build/slog2view.jar (slog2 view runs it)" >&2; exit 1
+fi
 [ "${1:-}" = "--no-test" ] && exit 0
 
 [ -f "$junit" ] || { echo "error: $junit not found (apt-get install junit5)" >&2; exit 1; }
