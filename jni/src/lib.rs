@@ -37,7 +37,9 @@ use jni::JNIEnv;
 use slog2::ErrorKind;
 
 pub mod api;
+pub mod counts;
 pub mod inputlog;
+pub mod moving;
 
 /// Why a native failed.
 pub(crate) enum Fail {

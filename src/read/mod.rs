@@ -58,6 +58,7 @@
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
 mod check;
+pub mod counts;
 pub mod cursor;
 pub mod index;
 mod info;
@@ -67,6 +68,7 @@ pub mod scan;
 mod tree;
 
 pub use check::CheckReport;
+pub use counts::{CategoryCount, Counts};
 pub use cursor::WindowCursor;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
@@ -171,6 +173,8 @@ pub struct Slog2File {
     cache: NodeCache,
     /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
     map_touched: std::sync::atomic::AtomicU64,
+    /// The file's counts, once asked for ([`counts`]).
+    counts: std::sync::OnceLock<Counts>,
 }
 
 impl std::fmt::Debug for Slog2File {
@@ -216,6 +220,13 @@ impl Slog2File {
     /// docs). I/O errors name the path.
     pub fn open(path: impl AsRef<Path>) -> Result<Slog2File> {
         let path = path.as_ref();
+        Self::open_mapped(path).map_err(|e| match e {
+            Error::BadVersion { .. } => needs_conversion(e, path),
+            e => e,
+        })
+    }
+
+    fn open_mapped(path: &Path) -> Result<Slog2File> {
         let io = |e| Error::io(path, e);
         let mut file = std::fs::File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
@@ -325,6 +336,7 @@ impl Slog2File {
             directory,
             cache: NodeCache::new(index::limit_from_env()),
             map_touched: std::sync::atomic::AtomicU64::new(0),
+            counts: std::sync::OnceLock::new(),
             node_index,
             by_position,
             root,
@@ -742,6 +754,42 @@ impl Slog2File {
     }
 }
 
+/// A file that is no SLOG-2 file but a trace `slog2 convert` reads: the
+/// error says so and gives the command (a user handed `slog2.open` a `.clog2`
+/// or a text trace). Other files keep the reader's error.
+fn needs_conversion(e: Error, path: &Path) -> Error {
+    let mut head = Vec::with_capacity(4096);
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(4096).read_to_end(&mut head);
+    }
+    let text = String::from_utf8_lossy(&head);
+    let what = if crate::trace::clog2::looks_like_bytes(&head) {
+        "an MPE CLOG2 log"
+    } else if crate::trace::plugin::is_otf2(path) {
+        "an OTF2 archive's anchor file"
+    } else if text.lines().any(|l| {
+        let l = l.trim_start();
+        ["Category[", "Primitive[", "Composite[", "YCoordMap["]
+            .iter()
+            .any(|k| l.starts_with(k))
+    }) {
+        "a trace in slog2sdk's text format"
+    } else {
+        return e;
+    };
+    let out = if path.extension().is_some_and(|x| x == "slog2") {
+        path.with_extension("converted.slog2")
+    } else {
+        path.with_extension("slog2")
+    };
+    Error::NeedsConversion {
+        source: Box::new(e),
+        path: path.display().to_string(),
+        what,
+        out: out.display().to_string(),
+    }
+}
+
 /// The placeholder category the reference invents for an undefined index.
 pub fn unknown_category(index: i32) -> Category {
     Category::placeholder(index)
@@ -910,6 +958,29 @@ mod tests {
     fn open_names_the_path() {
         let e = Slog2File::open("/nonexistent/dir/x.slog2").unwrap_err();
         assert!(e.to_string().contains("/nonexistent/dir/x.slog2"), "{e}");
+    }
+
+    #[test]
+    fn a_trace_to_convert_says_how() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let clog = root.join("../shared/fixtures/clog2/threads.clog2");
+        let e = Slog2File::open(&clog).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Format);
+        let want = format!(
+            "is an MPE CLOG2 log: convert it first with `slog2 convert {} -o {}`",
+            clog.display(),
+            clog.with_extension("slog2").display()
+        );
+        assert!(e.to_string().contains(&want), "{e}");
+        let txt = root.join("examples/demo.txt");
+        let e = Slog2File::open(&txt).unwrap_err().to_string();
+        assert!(e.contains("is a trace in slog2sdk's text format"), "{e}");
+        // Anything else keeps the reader's own error.
+        let dir = tempfile::tempdir().unwrap();
+        let junk = dir.path().join("junk.slog2");
+        std::fs::write(&junk, [7u8; 300]).unwrap();
+        let e = Slog2File::open(&junk).unwrap_err();
+        assert!(matches!(e, Error::BadVersion { .. }), "{e}");
     }
 
     #[test]

@@ -376,7 +376,13 @@ pub unsafe extern "C" fn SLOG2_Write_ycoordmap_ex(
 
 fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int> {
     let b = d.time_box();
-    if b.start != stated.start || b.end != stated.end {
+    // A vertex time that is not a number is the core's error ("vertex time
+    // is not finite"), not an envelope mismatch (the NaN box never matches).
+    let finite = d
+        .primitives()
+        .iter()
+        .all(|p| p.vertices.iter().all(|v| v.time.is_finite()));
+    if finite && (b.start != stated.start || b.end != stated.end) {
         return Err(fail(
             SLOG2_ERR_BAD_ARG,
             format!(
