@@ -475,18 +475,10 @@ impl crate::format::RecordSink for RowSink<'_> {
     }
 
     #[inline(always)]
-    fn primitive(
-        &mut self,
-        category: i32,
-        info: &[u8],
-        tbox: crate::model::TimeBox,
-        first: crate::model::Vertex,
-        last: crate::model::Vertex,
-        member: bool,
-    ) {
+    fn primitive(&mut self, p: &crate::format::PrimRef<'_>, member: bool) {
         let parent = if member { self.parent } else { -1 };
         self.rows
-            .push_primitive_row(category, info, tbox, (first, last), parent);
+            .push_primitive_row(p.category, p.info, p.tbox, (p.first(), p.last()), parent);
     }
 }
 
@@ -502,10 +494,8 @@ pub(super) struct ScanSink<'a> {
     pub rows: &'a mut Rows,
     parent: i32,
     members_left: usize,
-    comp: crate::model::TimeBox,
-    first_line: i32,
-    last_line: i32,
-    first_pending: bool,
+    /// The composite's key, made as a window's key is.
+    key: crate::format::KeyOf,
 }
 
 impl<'a> ScanSink<'a> {
@@ -514,10 +504,7 @@ impl<'a> ScanSink<'a> {
             rows,
             parent: -1,
             members_left: 0,
-            comp: crate::model::TimeBox::EMPTY,
-            first_line: 0,
-            last_line: 0,
-            first_pending: false,
+            key: crate::format::KeyOf::default(),
         }
     }
 }
@@ -526,8 +513,7 @@ impl crate::format::RecordSink for ScanSink<'_> {
     fn composite(&mut self, category: i32, info: &[u8], members: usize) {
         self.parent = self.rows.len() as i32;
         self.members_left = members;
-        self.comp = crate::model::TimeBox::EMPTY;
-        self.first_pending = true;
+        self.key.composite(category, info, members);
         // Box and lines are filled in by the last member (`primitive`).
         self.rows.push_row(
             ROW_COMPOSITE,
@@ -542,37 +528,25 @@ impl crate::format::RecordSink for ScanSink<'_> {
     }
 
     #[inline(always)]
-    fn primitive(
-        &mut self,
-        category: i32,
-        info: &[u8],
-        tbox: crate::model::TimeBox,
-        first: crate::model::Vertex,
-        last: crate::model::Vertex,
-        member: bool,
-    ) {
+    fn primitive(&mut self, p: &crate::format::PrimRef<'_>, member: bool) {
         let parent = if member { self.parent } else { -1 };
         self.rows
-            .push_primitive_row(category, info, tbox, (first, last), parent);
+            .push_primitive_row(p.category, p.info, p.tbox, (p.first(), p.last()), parent);
         if !member || self.members_left == 0 {
             return;
         }
-        let p = self.parent as usize;
-        if self.first_pending {
-            self.first_pending = false;
-            self.first_line = first.line;
-        }
-        self.comp = self.comp.union(&tbox);
-        self.last_line = last.line;
+        self.key.primitive(p, true);
         self.members_left -= 1;
         if self.members_left == 0 {
+            let k = self.key.key(0, 0);
             let r = &mut *self.rows;
-            r.start[p] = self.comp.start;
-            r.end[p] = self.comp.end;
-            r.time0[p] = self.comp.start;
-            r.time1[p] = self.comp.end;
-            r.line0[p] = self.first_line;
-            r.line1[p] = self.last_line;
+            let i = self.parent as usize;
+            r.start[i] = k.start;
+            r.end[i] = k.end;
+            r.time0[i] = k.start;
+            r.time1[i] = k.end;
+            r.line0[i] = k.first_line;
+            r.line1[i] = k.last_line;
         }
     }
 }
