@@ -152,14 +152,12 @@ impl Header {
         let mut d = Decoder::new(file, 0, "header");
         let vlen = d.i16()?;
         if vlen != 10 {
-            // Show the first bytes only (a text file's first two bytes read
-            // as a length of up to 32767), escaped: they are not text.
-            let found = if vlen > 0 {
-                quote(d.rest())
-            } else {
-                quote(&file[..file.len().min(16)])
-            };
-            return Err(Error::BadVersion { found });
+            // Not SLOG-2 at all (a text file's first two bytes read as a
+            // length of up to 32767): quote the file's first bytes, from
+            // byte 0, escaped — they are not text.
+            return Err(Error::BadVersion {
+                found: quote(&file[..file.len().min(16)]),
+            });
         }
         let raw = d.bytes(10)?;
         if raw != VERSION.as_bytes() {
@@ -227,5 +225,29 @@ mod tests {
             Header::decode(&v[..50]),
             Err(Error::Truncated { .. })
         ));
+    }
+
+    /// The quote of a file that is not SLOG-2 starts at its first byte
+    /// (it used to skip the two bytes read as the version length).
+    #[test]
+    fn bad_version_quotes_the_first_bytes() {
+        let gzip = [
+            0x1f, 0x8b, 0x08, 0x08, 0x12, 0x34, 0, 0, 0, 3, b'r', b'u', b'n',
+        ];
+        let Err(Error::BadVersion { found }) = Header::decode(&gzip) else {
+            panic!("a gzip file is not SLOG-2");
+        };
+        assert_eq!(found, "\\x1f\\x8b\\x08\\x08\\x124\\x00\\x00\\x00\\x03run");
+        let text = b"Category[ index=0 name=message topo=Arrow ]\n";
+        let e = Header::decode(text).unwrap_err();
+        assert!(
+            e.to_string().contains("starts with \"Category[ index=\""),
+            "{e}"
+        );
+        let mut v = Vec::new();
+        Header::placeholder(2, 65536).encode(&mut v);
+        v[2..12].copy_from_slice(b"SLOG 2.0.5");
+        let e = Header::decode(&v).unwrap_err();
+        assert!(e.to_string().contains("starts with \"SLOG 2.0.5\""), "{e}");
     }
 }
