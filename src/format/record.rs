@@ -198,10 +198,16 @@ impl<'a> PrimRef<'a> {
     }
 
     pub fn to_primitive(&self) -> Primitive {
+        // One or two vertices (nearly every record) without an iterator.
+        let vertices = match self.vertices.len() {
+            12 => Vertices::from_buf_and_len([self.first(), self.first()], 1),
+            24 => Vertices::from_buf([self.first(), self.last()]),
+            _ => self.vertices().collect(),
+        };
         Primitive {
             category: self.category,
-            info: self.info.into(),
-            vertices: self.vertices().collect(),
+            info: InfoBytes::from_slice(self.info),
+            vertices,
         }
     }
 }
