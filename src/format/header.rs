@@ -126,6 +126,11 @@ impl Header {
         }
     }
 
+    /// Whether the file's tree nodes are compressed ([`super::packed`]).
+    pub fn is_compressed(&self) -> bool {
+        self.version == super::packed::VERSION_COMPRESSED
+    }
+
     pub fn encode(&self, out: &mut Vec<u8>) {
         let start = out.len();
         put_str(out, &self.version);
@@ -160,9 +165,13 @@ impl Header {
             });
         }
         let raw = d.bytes(10)?;
-        if raw != VERSION.as_bytes() {
+        let version = if raw == VERSION.as_bytes() {
+            VERSION
+        } else if raw == super::packed::VERSION_COMPRESSED.as_bytes() {
+            super::packed::VERSION_COMPRESSED
+        } else {
             return Err(Error::BadVersion { found: quote(raw) });
-        }
+        };
         let num_children_per_node = d.i16()?;
         let treeleaf_bytesize = d.i32()?;
         let max_treedepth = d.i16()?;
@@ -193,7 +202,7 @@ impl Header {
             ));
         }
         Ok(Header {
-            version: VERSION.to_string(),
+            version: version.to_string(),
             num_children_per_node,
             treeleaf_bytesize,
             max_treedepth,

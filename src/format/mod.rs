@@ -15,6 +15,8 @@
 //! | [`record`] | drawable records and the one walk over them | §7.2–7.3 |
 //! | [`shadow`] | child stubs and their shadows | §7.4–7.5 |
 //! | [`node`] | tree node blocks: keys, resumable walk, full decode | §7.1 |
+//! | [`packed`] | compressed tree nodes (`SLOG 2.0.Z`), this library's extension | draft §6.3 |
+//! | `fields` | the field pre-pass of compressed nodes | draft §6.3 |
 //!
 //! Two rules hold everywhere:
 //!
@@ -36,9 +38,11 @@
 pub mod bytes;
 pub mod category;
 pub mod directory;
+pub(crate) mod fields;
 pub mod header;
 pub mod lineid;
 pub mod node;
+pub mod packed;
 pub mod record;
 pub mod shadow;
 
@@ -52,6 +56,7 @@ pub use lineid::{decode_ycoordmaps, encode_ycoordmaps};
 pub use node::{
     decode_node, encode_node, scan_node, Node, NodeLayout, NodeParts, RecordWalk, NODE_OVERHEAD,
 };
+pub use packed::{Method, PackedNode, Packer, Part, VERSION_COMPRESSED};
 pub use record::{
     check_drawable, decode_drawable, decode_primitive, encode_drawable, encode_primitive,
     record_key, visit_drawable, DrawableOf, KeyOf, PrimRef, RecordKey, RecordSink,

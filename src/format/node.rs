@@ -53,7 +53,8 @@ impl Node {
 
 /// Encode a node block; each drawable list is given as its length and the
 /// drawables in the order to store them (drawing order). `entry.ptr` must
-/// already hold the block's final offset and size.
+/// already hold the block's final offset and size (a block to be packed:
+/// any). Returns where the stub count lies, from the start of the block.
 pub fn encode_node<'a>(
     out: &mut Vec<u8>,
     entry: &DirEntry,
@@ -62,7 +63,8 @@ pub fn encode_node<'a>(
     nestable_len: usize,
     nestable: impl Iterator<Item = &'a Drawable>,
     stubs: &[Stub],
-) {
+) -> usize {
+    let start = out.len();
     encode_entry_header(out, entry);
     put_i32(out, nestless_len as i32);
     for d in nestless {
@@ -72,10 +74,12 @@ pub fn encode_node<'a>(
     for d in nestable {
         encode_drawable(out, d);
     }
+    let stubs_at = out.len() - start;
     put_i32(out, stubs.len() as i32);
     for s in stubs {
         encode_stub(out, s);
     }
+    stubs_at
 }
 
 /// The layout of a node block's drawables: one [`RecordKey`] per record of

@@ -95,6 +95,7 @@ use crate::error::Result;
 use crate::format::{self, RecordKey};
 use crate::model::{DrawingKey, TimeBox};
 
+use super::blocks::NodeBytes;
 use super::index::NodeTable;
 use super::rows::{push_record, Rows, RowsRef, ROW_COMPOSITE};
 use super::{drawing_key, QueryStats, Slog2File};
@@ -127,7 +128,7 @@ pub struct WindowCursor {
     held: Vec<OnScreen>,
     held_spare: Vec<OnScreen>,
     nodes: Vec<u32>,
-    /// Entering records of nodes held as tables: node position, key.
+    /// Entering records of nodes held as tables: index in `held`, key.
     entering: Vec<(u32, RecordKey)>,
     keyed: Vec<(DrawingKey, u32, RecordKey)>,
     /// Those records decoded, in drawing order.
@@ -228,6 +229,9 @@ struct NodeRows {
     block_bytes: usize,
     /// Records merged and decoded at a time, at least.
     chunk: usize,
+    /// A compressed node's unpacked header and drawables (`None`: the
+    /// records are decoded from the file).
+    unpacked: Option<Arc<[u8]>>,
 }
 
 impl Default for WindowCursor {
@@ -413,8 +417,8 @@ impl WindowCursor {
                     if forward && w.end < h.next {
                         continue;
                     }
-                    let pos = h.pos;
-                    t.entering(old, w, |_, k| self.entering.push((pos, *k)));
+                    let ix = ix as u32;
+                    t.entering(old, w, |_, k| self.entering.push((ix, *k)));
                     h.next = t.next_start_after(w.end);
                 }
                 Held::Rows(r) => {
@@ -473,10 +477,14 @@ impl WindowCursor {
             self.keyed.sort_by_key(|a| a.0);
             clear(&mut self.extra);
             self.extra_bounds.clear();
-            for (_, pos, k) in &self.keyed {
+            for (_, ix, k) in &self.keyed {
                 self.extra_bounds.push(self.extra.len() as u32);
                 stats.bytes_read += k.len as u64;
-                f.push_hit(&mut self.extra, *pos, k)?;
+                let h = &self.held[*ix as usize];
+                let Held::Table(t) = &h.node else {
+                    unreachable!("entering records come from table-held nodes")
+                };
+                f.push_hit(&mut self.extra, h.pos, t, k)?;
             }
             self.runs.push(Run {
                 src: Src::Extra,
@@ -546,11 +554,12 @@ impl WindowCursor {
     fn fresh(&mut self, f: &Slog2File, id: usize, w: TimeBox) -> Result<()> {
         self.window = None;
         self.file = id;
-        let (hits, stats) = f.window_hits(w.start, w.end)?;
+        let (h, stats) = f.window_hits(w.start, w.end)?;
         let dst = &mut self.spare;
         clear(dst);
-        for (pos, k) in &hits {
-            f.push_hit(dst, *pos, k)?;
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            f.push_hit(dst, *pos, t, k)?;
         }
         dst.stats = stats;
         std::mem::swap(&mut self.buf, &mut self.spare);
@@ -599,7 +608,7 @@ fn take_node(
     budget: usize,
     stats: &mut QueryStats,
 ) -> Result<Held> {
-    let len = f.block(pos)?.0.len();
+    let len = f.indexed_len(pos)?;
     if len <= whole_bytes && len <= budget {
         if let Some(r) = NodeRows::new(f, pos, chunk, stats)? {
             return Ok(Held::Rows(Box::new(r)));
@@ -619,15 +628,21 @@ impl NodeRows {
         stats: &mut QueryStats,
     ) -> Result<Option<NodeRows>> {
         // The node's record keys (its table, without the shared cache).
-        let (block, base) = f.block(pos)?;
+        let (raw, base) = f.raw_block(pos)?;
         if let Some(m) = f.map() {
             // Map the block's pages in one call rather than a fault per page
             // (a hint: on failure they fault in as usual).
-            let _ = m.advise_range(memmap2::Advice::PopulateRead, base as usize, block.len());
+            let _ = m.advise_range(memmap2::Advice::PopulateRead, base as usize, raw.len());
         }
+        f.note_touched(raw.len() as u64);
+        // A compressed node: its drawables unpacked, held with the rows.
+        let unpacked = match f.node_bytes(&f.directory()[pos as usize], false)? {
+            NodeBytes::File(_) => None,
+            NodeBytes::Unpacked(b) => Some(b),
+        };
+        let block = unpacked.as_deref().unwrap_or(raw);
         let layout = format::scan_node(block, base)?;
         stats.bytes_indexed += block.len() as u64;
-        f.note_touched(block.len() as u64);
         for list in [&layout.nestless, &layout.nestable] {
             let mut prev: Option<DrawingKey> = None;
             for k in list.iter() {
@@ -656,6 +671,7 @@ impl NodeRows {
             max_end: Vec::with_capacity(n),
             block_bytes: block.len(),
             chunk: chunk.max(1),
+            unpacked,
         }))
     }
 
@@ -716,7 +732,10 @@ impl NodeRows {
         let want = upto.max(done + self.chunk);
         self.merge(want, f64::NEG_INFINITY);
         let upto = want.min(self.keys.len());
-        let (block, base) = f.block(self.pos)?;
+        let (block, base) = match &self.unpacked {
+            Some(b) => (&b[..], f.directory()[self.pos as usize].ptr.offset as u64),
+            None => f.raw_block(self.pos)?,
+        };
         for k in &self.keys[done..upto] {
             stats.bytes_read += k.len as u64;
             push_record(&mut self.rows, block, base, k)?;

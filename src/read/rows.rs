@@ -575,10 +575,11 @@ impl Slog2File {
     /// cache; each intersecting record is decoded on the stack and pushed
     /// straight into the columns (no `Vec<Drawable>` in between).
     pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
-        let mut rows = Rows::with_capacity(hits.len());
-        for (pos, k) in &hits {
-            let mut d = self.hit_decoder(*pos, k)?;
+        let (h, stats) = self.window_hits(t0, t1)?;
+        let mut rows = Rows::with_capacity(h.len());
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            let mut d = self.hit_decoder(*pos, t, k)?;
             let mut sink = RowSink {
                 rows: &mut rows,
                 key: k,
@@ -604,8 +605,10 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
+        let walk = self.preview_walk(w, depth, &mut stats)?;
         let mut shadows: Vec<crate::format::ShadowRef> = Vec::new();
-        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s))?;
+        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s))?;
+        let h = &walk.hits;
         // The stable drawing order of `preview` (the shadows come in
         // sorted runs, one per stub list).
         let order = super::drawing_permutation(
@@ -618,9 +621,10 @@ impl Slog2File {
             },
         );
         let weights: usize = shadows.iter().map(|s| s.weights().len()).sum();
-        let mut rows = Rows::with_capacity(hits.len() + order.len());
-        for (pos, k) in &hits {
-            self.push_hit(&mut rows, *pos, k)?;
+        let mut rows = Rows::with_capacity(h.len() + order.len());
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            self.push_hit(&mut rows, *pos, t, k)?;
         }
         let ws = &mut rows.weights;
         ws.row.reserve(weights);
@@ -705,11 +709,12 @@ impl Slog2File {
         chunk: usize,
         mut f: impl FnMut(&Rows) -> std::result::Result<(), E>,
     ) -> std::result::Result<QueryStats, E> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
+        let (h, stats) = self.window_hits(t0, t1)?;
         let chunk = chunk.max(1);
-        let mut rows = Rows::with_capacity(chunk.min(hits.len()) + 1);
-        for (pos, k) in &hits {
-            let mut d = self.hit_decoder(*pos, k)?;
+        let mut rows = Rows::with_capacity(chunk.min(h.len()) + 1);
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            let mut d = self.hit_decoder(*pos, t, k)?;
             let mut sink = RowSink {
                 rows: &mut rows,
                 key: k,
@@ -729,15 +734,16 @@ impl Slog2File {
 }
 
 impl Slog2File {
-    /// Decode the record `k` of the node at `pos` straight into `rows` (one
-    /// row, or a composite's row and its members'). Used by the cursor.
+    /// Decode the record `k` of the node at `pos` (table `t`) straight into
+    /// `rows` (one row, or a composite's row and its members').
     pub(super) fn push_hit(
         &self,
         rows: &mut Rows,
         pos: u32,
+        t: &super::index::NodeTable,
         k: &crate::format::RecordKey,
     ) -> Result<()> {
-        let mut d = self.hit_decoder(pos, k)?;
+        let mut d = self.hit_decoder(pos, t, k)?;
         let mut sink = RowSink {
             rows,
             key: k,

@@ -55,7 +55,9 @@
 //!   a window's record keys give (tests/scan.rs compares the two).
 //!
 //! The scan does not use the node cache or the directory index, so it
-//! neither evicts a viewer's cached tables nor pays to build them.
+//! neither evicts a viewer's cached tables nor pays to build them. A
+//! compressed file's nodes are unpacked one at a time into a buffer the scan
+//! reuses (their drawables only: the stubs are not read).
 //!
 //! # Errors
 //!
@@ -66,7 +68,7 @@
 use std::ops::Deref;
 
 use crate::error::Result;
-use crate::format::RecordWalk;
+use crate::format::{PackedNode, RecordWalk};
 
 use super::rows::ScanSink;
 use super::{QueryStats, Rows, Slog2File};
@@ -82,7 +84,9 @@ const CHUNK_BYTES: usize = 8 << 20;
 /// between nodes are advised along).
 const MAX_GAP: usize = 1 << 20;
 
-/// The node being walked: its block's byte range in the file, and the walk.
+/// The node being walked: its block's byte range in the file (a
+/// compressed node: its offset, the range of its unpacked bytes in the
+/// scan's buffer), and the walk.
 struct Current {
     start: usize,
     len: usize,
@@ -103,6 +107,9 @@ pub struct Scan<F: Deref<Target = Slog2File>> {
     chunk_at: usize,
     chunk_len: usize,
     done: bool,
+    /// A compressed file: the current node's header and drawables,
+    /// unpacked (reused from node to node).
+    unpacked: Vec<u8>,
 }
 
 impl<F: Deref<Target = Slog2File>> Scan<F> {
@@ -119,6 +126,7 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             chunk_at: 0,
             chunk_len: 0,
             done: false,
+            unpacked: Vec::new(),
         }
     }
 
@@ -167,7 +175,11 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             let Some(cur) = self.cur.as_mut() else {
                 break;
             };
-            let block = &self.file.as_bytes()[cur.start..cur.start + cur.len];
+            let block = if self.file.is_compressed() {
+                &self.unpacked[..]
+            } else {
+                &self.file.as_bytes()[cur.start..cur.start + cur.len]
+            };
             let base = cur.start as u64;
             let mut sink = ScanSink::new(rows);
             // The walk lives in a local (registers) while records are decoded
@@ -227,7 +239,13 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
                 self.chunk_len = end - r.start;
             }
         }
-        let walk = RecordWalk::new(&file.as_bytes()[r.clone()], r.start as u64)?;
+        let block = &file.as_bytes()[r.clone()];
+        let walk = if file.is_compressed() {
+            PackedNode::parse(block, r.start as u64)?.unpack_into(false, &mut self.unpacked)?;
+            RecordWalk::new(&self.unpacked, r.start as u64)?
+        } else {
+            RecordWalk::new(block, r.start as u64)?
+        };
         self.cur = Some(Current {
             start: r.start,
             len: r.len(),

@@ -43,8 +43,9 @@ impl Slog2Writer {
         // Every node is written once the node thread is done.
         let nodes = self.encoder.finish()?;
         let (root_entry, root_buf, lines) = nodes.root.ok_or(Error::NoDrawables)?;
-        self.offset = nodes.offset;
-        self.header.max_buffer_bytesize = nodes.max_buffer_bytesize;
+        self.offset = nodes.blocks.offset;
+        self.header.max_buffer_bytesize = nodes.blocks.max_buffer_bytesize;
+        self.summary.plain_node_bytes = nodes.blocks.plain_bytes;
         self.tail_offset = self.offset;
         let mut sums = FxHashMap::default();
         shadow::summarize(&root_buf, &mut sums);
@@ -84,7 +85,7 @@ impl Slog2Writer {
         format::encode_ycoordmaps(&mut buf, maps.iter());
         self.header.lineidmaps = self.write_block(&buf)?;
 
-        let mut dir = nodes.dir;
+        let mut dir = nodes.blocks.dir;
         dir.sort_by(|a, b| b.id.depth.cmp(&a.id.depth).then(a.id.xpos.cmp(&b.id.xpos)));
         buf.clear();
         format::encode_treedir(&mut buf, &dir);

@@ -97,6 +97,12 @@ pub struct WriterOptions {
     /// (`None`, default: own thread from three cores on). The bytes are the
     /// same either way.
     pub block_thread: Option<bool>,
+    /// Compress every tree node at this zlib level (1 fastest … 9
+    /// smallest; `None`, the default: plain SLOG-2 2.0.6). A compressed
+    /// file says `SLOG 2.0.Z` where 2.0.6 files say `SLOG 2.0.6`, so the
+    /// reference tools refuse it (see [`crate::format::packed`]); this
+    /// library reads both, and `slog2 convert` turns one into the other.
+    pub compress: Option<u32>,
 }
 
 impl Default for WriterOptions {
@@ -106,6 +112,7 @@ impl Default for WriterOptions {
             leaf_bytesize: 65536,
             sync: false,
             block_thread: None,
+            compress: None,
         }
     }
 }
@@ -125,6 +132,9 @@ pub struct WriteSummary {
     pub bytes: u64,
     pub max_buffer_bytesize: i32,
     pub time_box: Option<TimeBox>,
+    /// Bytes of the tree nodes in the 2.0.6 layout (for a compressed file,
+    /// what they would take plain).
+    pub plain_node_bytes: u64,
     /// CPU seconds of each writer thread: `tree` (the caller's), then
     /// `shadows` and `blocks`, or `shadows+blocks` where one thread does
     /// both (fewer than three cores; see the module documentation).
@@ -211,7 +221,17 @@ impl Slog2Writer {
             .as_file()
             .try_clone()
             .map_err(|e| Error::io(tmp.path(), e))?;
-        let header = Header::placeholder(opts.children_per_node, opts.leaf_bytesize);
+        if let Some(l) = opts.compress {
+            if !(1..=9).contains(&l) {
+                return Err(Error::InvalidArgument(format!(
+                    "compression level must be 1 to 9, got {l}"
+                )));
+            }
+        }
+        let mut header = Header::placeholder(opts.children_per_node, opts.leaf_bytesize);
+        if opts.compress.is_some() {
+            header.version = format::VERSION_COMPRESSED.to_string();
+        }
         // Placeholder header; the real one is written last. Its version is
         // zeroed so an interrupted file is never taken for a valid one.
         file.write_all_at(&[0u8; format::HEADER_SIZE], 0)
@@ -219,7 +239,13 @@ impl Slog2Writer {
         let block_thread = opts
             .block_thread
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()) >= 3);
-        let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64, block_thread)?;
+        let encoder = Encoder::start(
+            &file,
+            &target,
+            format::HEADER_SIZE as u64,
+            block_thread,
+            opts.compress,
+        )?;
         Ok(Slog2Writer {
             target,
             registered: Some(temp::Registered::new(tmp.path())),

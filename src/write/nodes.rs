@@ -1,24 +1,25 @@
 //! The node thread: what happens to a node once the tree side closes it.
 //!
 //! Nodes arrive in close order (post-order: a node's children before it).
-//! For each, the node thread fixes its size, file offset and directory
+//! For each, the node thread fixes its size (in the 2.0.6 layout) and its
 //! entry, builds its shadows (its own primitives folded in arrival order,
 //! then its children's stubs merged, then exclusive ratios, spec §8.2) and
 //! keeps the result — its outgoing buffer, the stub its parent will write —
 //! until the parent closes. The node then goes, with its children's stubs,
 //! to the block stage (`blocks.rs`), on this thread or on one of its own
-//! (see the module docs of `write`).
+//! (see the module docs of `write`), which gives it its place in the file
+//! and patches its children's block pointers into its stubs.
 //!
 //! [`Encoder`] is the tree side's end of the pipeline: it sends jobs,
 //! recycles drawable lists that come back, and tells whether the node
 //! thread is behind (then the tree side sorts the drawing order itself).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
-use super::blocks::BlockWriter;
+use super::blocks::{BlockWriter, BlocksWritten};
 use super::shadow::ShadowBuf;
 use super::NodeDrawables;
 use crate::error::{Error, Result};
@@ -46,10 +47,8 @@ pub(super) struct NodesWritten {
     /// blocks were written on the node thread).
     pub(super) shadows_cpu: f64,
     pub(super) blocks_cpu: Option<f64>,
-    pub(super) dir: Vec<DirEntry>,
-    /// End of the tree's blocks.
-    pub(super) offset: u64,
-    pub(super) max_buffer_bytesize: i32,
+    /// The directory, the end of the tree's blocks, the largest block.
+    pub(super) blocks: BlocksWritten,
     /// The root's entry, its outgoing buffer, and the line IDs of its
     /// drawables and of its children's shadows (the identity map's rows).
     pub(super) root: Option<(DirEntry, Stub, std::collections::BTreeSet<i32>)>,
@@ -70,12 +69,14 @@ pub(super) struct Encoder {
 }
 
 impl Encoder {
-    /// Start the node thread; the first node goes at `offset`.
+    /// Start the node thread; the first node goes at `offset`, packed at
+    /// zlib level `compress` when it is set.
     pub(super) fn start(
         file: &std::fs::File,
         path: &Path,
         offset: u64,
         block_thread: bool,
+        compress: Option<u32>,
     ) -> Result<Self> {
         let file = file.try_clone().map_err(|e| Error::io(path, e))?;
         let path = path.to_path_buf();
@@ -89,7 +90,10 @@ impl Encoder {
         let taken = queued.clone();
         let handle = std::thread::Builder::new()
             .name("slog2-nodes".into())
-            .spawn(move || NodeWorker::run(file, path, offset, block_thread, rx, back_tx, taken))
+            .spawn(move || {
+                let stage = BlockWriter::new(file, path, offset, compress);
+                NodeWorker::run(stage, block_thread, rx, back_tx, taken)
+            })
             .map_err(|e| Error::io(Path::new("."), e))?;
         Ok(Encoder {
             tx: Some(tx),
@@ -158,14 +162,11 @@ impl Drop for Encoder {
     }
 }
 
-/// The node thread: shadows, sizes, offsets and directory of closed nodes,
-/// in close order (post-order, so a node's children are done before it).
-/// Each node then goes with its children's stubs to the block thread
-/// ([`BlockWriter`]), which sorts, encodes and writes it.
+/// The node thread: shadows and sizes of closed nodes, in close order
+/// (post-order, so a node's children are done before it). Each node then
+/// goes with its children's stubs to the block stage ([`BlockWriter`]),
+/// which sorts, encodes, places and writes it.
 struct NodeWorker {
-    offset: u64,
-    dir: Vec<DirEntry>,
-    max_buffer_bytesize: i32,
     /// Outgoing buffers per trunk level, waiting for the parent's close.
     finished: Vec<Vec<Stub>>,
     /// Reused for every node: a node's shadows are built when it closes.
@@ -173,7 +174,8 @@ struct NodeWorker {
     root: Option<(DirEntry, Stub, std::collections::BTreeSet<i32>)>,
 }
 
-/// A node ready to be written: its entry (offset and size fixed), its
+/// A node ready to be written: its entry (the pointer's size is the
+/// block's size in the 2.0.6 layout, its offset not yet known), its
 /// drawables and its children's stubs.
 pub(super) struct BlockJob {
     pub(super) entry: DirEntry,
@@ -183,9 +185,7 @@ pub(super) struct BlockJob {
 
 impl NodeWorker {
     fn run(
-        file: std::fs::File,
-        path: PathBuf,
-        offset: u64,
+        stage: BlockWriter,
         block_thread: bool,
         rx: Receiver<NodeJob>,
         back: SyncSender<NodeDrawables>,
@@ -195,9 +195,6 @@ impl NodeWorker {
             queued.fetch_sub(1, Ordering::Relaxed);
         });
         let mut w = NodeWorker {
-            offset,
-            dir: Vec::new(),
-            max_buffer_bytesize: 0,
             finished: Vec::new(),
             shadows: ShadowBuf::default(),
             root: None,
@@ -205,19 +202,19 @@ impl NodeWorker {
         // Without a block thread (fewer than three cores, by default) the
         // caller's thread and this one have a core each, instead of three
         // busy threads sharing two cores (BENCHMARKS.md).
-        let (shadows_cpu, blocks_cpu) = if !block_thread {
-            let mut bw = BlockWriter::new(file, path);
+        let (shadows_cpu, blocks_cpu, blocks) = if !block_thread {
+            let mut bw = stage;
             for job in rx {
                 let b = w.node(job)?;
                 bw.block(b, &back)?;
             }
-            bw.flush()?;
-            (crate::cputime::thread_cpu_seconds(), None)
+            let blocks = bw.finish()?;
+            (crate::cputime::thread_cpu_seconds(), None, blocks)
         } else {
             let (tx, blocks) = sync_channel::<BlockJob>(16);
             let writer = std::thread::Builder::new()
                 .name("slog2-blocks".into())
-                .spawn(move || BlockWriter::new(file, path).run(blocks, back))
+                .spawn(move || stage.run(blocks, back))
                 .map_err(|e| Error::io(Path::new("."), e))?;
             let mut failed = None;
             for job in rx {
@@ -242,20 +239,27 @@ impl NodeWorker {
             if let Some(e) = failed {
                 return Err(e);
             }
-            (shadows_cpu, Some(written?))
+            let (cpu, blocks) = written?;
+            (shadows_cpu, Some(cpu), blocks)
         };
+        // The root is written last: its pointer is the last one.
+        let root = w.root.map(|(mut e, stub, lines)| {
+            if let Some(last) = blocks.dir.last() {
+                e.ptr = last.ptr;
+            }
+            (e, stub, lines)
+        });
         Ok(NodesWritten {
             shadows_cpu,
             blocks_cpu,
-            dir: w.dir,
-            offset: w.offset,
-            max_buffer_bytesize: w.max_buffer_bytesize,
-            root: w.root,
+            blocks,
+            root,
         })
     }
 
-    /// Place one closed node (§9.4) in the file, build its shadows from its
-    /// own primitives and its children's stubs, and keep its outgoing buffer.
+    /// Size one closed node (§9.4), build its shadows from its own
+    /// primitives and its children's stubs, and keep its outgoing buffer
+    /// (the block stage fills in the block pointers).
     fn node(&mut self, job: NodeJob) -> Result<BlockJob> {
         let held: Vec<Stub> = match job.level.checked_sub(1) {
             Some(c) => self
@@ -275,11 +279,8 @@ impl NodeWorker {
         let entry = DirEntry {
             id: job.id,
             time_box: job.time_box,
-            ptr: BlockPtr::new(self.offset, size),
+            ptr: BlockPtr::new(0, size),
         };
-        self.dir.push(entry);
-        self.offset += size as u64;
-        self.max_buffer_bytesize = self.max_buffer_bytesize.max(size as i32);
 
         // Shadows: own primitives in arrival order, then the children's.
         let nd = &job.drawables;
