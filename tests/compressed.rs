@@ -55,7 +55,10 @@ fn convert(input: &Path, out: &Path, compress: Option<u32>) {
     convert::convert(&mut *src, out, &opts, &mut |_| (), &mut |_| ()).unwrap();
 }
 
-fn bits(r: &read::Rows) -> Vec<(u8, i32, u64, u64, u64, u64, i32, i32, i32, i64)> {
+/// One row's columns, times as bits (NaN-safe equality).
+type RowBits = (u8, i32, u64, u64, u64, u64, i32, i32, i32, i64);
+
+fn bits(r: &read::Rows) -> Vec<RowBits> {
     (0..r.len())
         .map(|i| {
             (
