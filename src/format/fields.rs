@@ -298,21 +298,15 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 // ---------------------------------------------------------------------------
 // Streams -> plain
 
-/// One numeric stream while joining: its planes and the next value.
-#[derive(Clone, Copy, Default)]
-struct Planes {
-    /// Offset of plane 0 in the stream bytes.
-    at: usize,
-    n: usize,
-    width: usize,
-    next: usize,
-}
-
 /// Joins streams back into the plain part (the reader's direction),
-/// appending to `out` and never past `limit` bytes of it.
+/// appending to `out` and never past `limit` bytes of it. The byte planes
+/// are turned back into values once, stream by stream (tight loops), so the
+/// walk takes each field with one load.
 pub(crate) struct Join<'a> {
-    streams: &'a [u8],
-    planes: [Planes; NUMERIC],
+    /// Every numeric stream's values, back to back.
+    values: Vec<u64>,
+    /// Per stream: the next value and the end of its values.
+    next: [(usize, usize); NUMERIC],
     info: &'a [u8],
     out: &'a mut Vec<u8>,
     limit: usize,
@@ -323,9 +317,14 @@ fn bad(detail: &str) -> Error {
     Error::malformed("compressed tree node", 0, detail.to_string())
 }
 
+thread_local! {
+    /// The values of the last part joined on this thread (reused).
+    static VALUES: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 impl<'a> Join<'a> {
-    /// Read the stream directory of `streams`; the plain bytes go to
-    /// `out`, at most `limit` of them.
+    /// Read the stream directory of `streams` and their values; the plain
+    /// bytes go to `out`, at most `limit` of them.
     pub fn new(streams: &'a [u8], out: &'a mut Vec<u8>, limit: usize) -> Result<Join<'a>> {
         let mut pos = 0usize;
         let varint = |pos: &mut usize| -> Result<u64> {
@@ -342,8 +341,10 @@ impl<'a> Join<'a> {
             }
             Err(bad("stream length too long"))
         };
-        let mut planes = [Planes::default(); NUMERIC];
-        for p in &mut planes {
+        let mut values = VALUES.with(|v| v.take());
+        values.clear();
+        let mut next = [(0usize, 0usize); NUMERIC];
+        for slot in &mut next {
             let n = varint(&mut pos)?;
             let width = *streams
                 .get(pos)
@@ -352,16 +353,25 @@ impl<'a> Join<'a> {
             if width > 8 {
                 return Err(bad("stream width above 8 bytes"));
             }
-            let bytes =
-                n.checked_mul(width as u64)
-                    .filter(|&b| b <= (streams.len() - pos) as u64)
-                    .ok_or_else(|| bad("stream longer than the node"))? as usize;
-            *p = Planes {
-                at: pos,
-                n: n as usize,
-                width,
-                next: 0,
-            };
+            // A stream of width 0 holds no bytes; its count is bounded by
+            // the output instead (each value is at least one plain byte).
+            let n = usize::try_from(n)
+                .ok()
+                .filter(|&n| n <= limit.saturating_sub(out.len()))
+                .ok_or_else(|| bad("stream longer than the node"))?;
+            let bytes = n
+                .checked_mul(width)
+                .filter(|&b| b <= streams.len() - pos)
+                .ok_or_else(|| bad("stream longer than the node"))?;
+            let at = values.len();
+            values.resize(at + n, 0);
+            let dst = &mut values[at..];
+            for (k, plane) in streams[pos..pos + bytes].chunks_exact(n.max(1)).enumerate() {
+                for (v, &b) in dst.iter_mut().zip(plane) {
+                    *v |= u64::from(b) << (8 * k);
+                }
+            }
+            *slot = (at, at + n);
             pos += bytes;
         }
         let n = varint(&mut pos)?;
@@ -372,9 +382,10 @@ impl<'a> Join<'a> {
         if pos + info.len() != streams.len() {
             return Err(bad("bytes after the last stream"));
         }
+        out.reserve(limit.saturating_sub(out.len()));
         Ok(Join {
-            streams,
-            planes,
+            values,
+            next,
             info,
             out,
             limit,
@@ -384,7 +395,9 @@ impl<'a> Join<'a> {
     /// Every stream used up (a damaged node may declare more values than
     /// its walk reads).
     pub fn finish(self) -> Result<()> {
-        if self.planes.iter().any(|p| p.next != p.n) || !self.info.is_empty() {
+        let done = self.next.iter().all(|&(a, b)| a == b) && self.info.is_empty();
+        VALUES.with(|v| v.set(self.values));
+        if !done {
             return Err(bad("streams hold more fields than the node's records"));
         }
         Ok(())
@@ -392,17 +405,12 @@ impl<'a> Join<'a> {
 
     #[inline(always)]
     fn value(&mut self, s: S) -> Result<u64> {
-        let p = &mut self.planes[s as usize];
-        if p.next >= p.n {
+        let (a, b) = &mut self.next[s as usize];
+        if *a >= *b {
             return Err(bad("a field stream ends before the node's records"));
         }
-        let mut v = 0u64;
-        let mut at = p.at + p.next;
-        for k in 0..p.width {
-            v |= u64::from(self.streams[at]) << (8 * k);
-            at += p.n;
-        }
-        p.next += 1;
+        let v = self.values[*a];
+        *a += 1;
         Ok(v)
     }
 
@@ -417,33 +425,39 @@ impl<'a> Join<'a> {
 }
 
 impl Fields for Join<'_> {
+    #[inline(always)]
     fn u8(&mut self, s: S) -> Result<u8> {
         let v = self.value(s)?;
         let b = u8::try_from(v).map_err(|_| bad("byte field out of range"))?;
         self.put(&[b])?;
         Ok(b)
     }
+    #[inline(always)]
     fn i16(&mut self, s: S) -> Result<i16> {
         let v = i16::try_from(unzz(self.value(s)?)).map_err(|_| bad("i16 field out of range"))?;
         self.put(&v.to_be_bytes())?;
         Ok(v)
     }
+    #[inline(always)]
     fn i32(&mut self, s: S) -> Result<i32> {
         let v = i32::try_from(unzz(self.value(s)?)).map_err(|_| bad("i32 field out of range"))?;
         self.put(&v.to_be_bytes())?;
         Ok(v)
     }
+    #[inline(always)]
     fn i32_from(&mut self, s: S, base: i32) -> Result<i32> {
         let d = i32::try_from(unzz(self.value(s)?)).map_err(|_| bad("i32 field out of range"))?;
         let v = base.wrapping_add(d);
         self.put(&v.to_be_bytes())?;
         Ok(v)
     }
+    #[inline(always)]
     fn u64_from(&mut self, s: S, base: u64) -> Result<u64> {
         let v = base.wrapping_add(unzz(self.value(s)?) as u64);
         self.put(&v.to_be_bytes())?;
         Ok(v)
     }
+    #[inline(always)]
     fn bytes(&mut self, n: usize) -> Result<()> {
         if n > self.info.len() {
             return Err(bad("the info stream ends before the node's payloads"));
