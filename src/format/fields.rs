@@ -18,7 +18,9 @@
 //! * each numeric stream stored as *byte planes* (all the low bytes, then
 //!   all the next bytes …) up to the widest value it holds: planes of
 //!   leading zeros vanish, constant planes cost zlib nothing, and the noisy
-//!   low planes of the times sit together.
+//!   low planes of the times sit together — and are kept out of zlib
+//!   altogether (a plane whose byte histogram is nearly flat is stored as
+//!   it is: deflating it would cost time on both sides for no gain).
 //!
 //! Differences are taken on bit patterns with wrapping arithmetic, so every
 //! double (NaN payloads, negative zero, infinities) comes back bit for bit.
@@ -229,12 +231,16 @@ impl<'a> Split<'a> {
     }
 
     /// Serialise the streams (when the walk consumed the whole part):
-    /// per stream a count and a byte width, then the planes; the info
-    /// bytes last. Returns the value vectors for reuse.
-    pub fn finish(self, out: &mut Vec<u8>) -> Result<Vec<Vec<u64>>> {
+    /// per stream a count, a byte width and which of its planes are noise,
+    /// then the planes that are not — these go to `out`, for zlib — and the
+    /// info bytes last; the noise planes go to `raw`, stored as they are
+    /// (zlib would spend time on them for nothing). Returns the value
+    /// vectors for reuse.
+    pub fn finish(self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Vec<Vec<u64>>> {
         if self.pos != self.plain.len() {
             return Err(short());
         }
+        let mut plane = Vec::new();
         for v in &self.values {
             let width = v
                 .iter()
@@ -243,8 +249,17 @@ impl<'a> Split<'a> {
                 .map_or(0, |b| b as usize / 8 + 1);
             put_varint(out, v.len() as u64);
             out.push(width as u8);
+            let mask_at = out.len();
+            out.push(0);
             for k in 0..width {
-                out.extend(v.iter().map(|&x| (x >> (8 * k)) as u8));
+                plane.clear();
+                plane.extend(v.iter().map(|&x| (x >> (8 * k)) as u8));
+                if is_noise(&plane) {
+                    out[mask_at] |= 1 << k;
+                    raw.extend_from_slice(&plane);
+                } else {
+                    out.extend_from_slice(&plane);
+                }
             }
         }
         put_varint(out, self.info.len() as u64);
@@ -287,6 +302,28 @@ impl Fields for Split<'_> {
     }
 }
 
+/// A plane of at least 256 bytes whose byte histogram is nearly flat (an
+/// order-0 entropy above 7.5 bits): the low bytes of times, random payloads.
+fn is_noise(plane: &[u8]) -> bool {
+    if plane.len() < 256 {
+        return false;
+    }
+    let mut counts = [0u32; 256];
+    for &b in plane {
+        counts[b as usize] += 1;
+    }
+    let n = plane.len() as f64;
+    let bits: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum();
+    bits > 7.5
+}
+
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -323,9 +360,16 @@ thread_local! {
 }
 
 impl<'a> Join<'a> {
-    /// Read the stream directory of `streams` and their values; the plain
-    /// bytes go to `out`, at most `limit` of them.
-    pub fn new(streams: &'a [u8], out: &'a mut Vec<u8>, limit: usize) -> Result<Join<'a>> {
+    /// Read the stream directory of `streams` and their values (the noise
+    /// planes from `raw`); the plain bytes go to `out`, at most `limit` of
+    /// them.
+    pub fn new(
+        streams: &'a [u8],
+        raw: &[u8],
+        out: &'a mut Vec<u8>,
+        limit: usize,
+    ) -> Result<Join<'a>> {
+        let mut raw_at = 0usize;
         let mut pos = 0usize;
         let varint = |pos: &mut usize| -> Result<u64> {
             let mut v = 0u64;
@@ -349,7 +393,10 @@ impl<'a> Join<'a> {
             let width = *streams
                 .get(pos)
                 .ok_or_else(|| bad("stream directory cut short"))? as usize;
-            pos += 1;
+            let mask = *streams
+                .get(pos + 1)
+                .ok_or_else(|| bad("stream directory cut short"))?;
+            pos += 2;
             if width > 8 {
                 return Err(bad("stream width above 8 bytes"));
             }
@@ -359,27 +406,38 @@ impl<'a> Join<'a> {
                 .ok()
                 .filter(|&n| n <= limit.saturating_sub(out.len()))
                 .ok_or_else(|| bad("stream longer than the node"))?;
-            let bytes = n
-                .checked_mul(width)
-                .filter(|&b| b <= streams.len() - pos)
-                .ok_or_else(|| bad("stream longer than the node"))?;
+            if n.checked_mul(width).is_none() {
+                return Err(bad("stream longer than the node"));
+            }
             let at = values.len();
             values.resize(at + n, 0);
             let dst = &mut values[at..];
-            for (k, plane) in streams[pos..pos + bytes].chunks_exact(n.max(1)).enumerate() {
+            for k in 0..width {
+                let plane = if mask & (1 << k) != 0 {
+                    let p = raw
+                        .get(raw_at..raw_at + n)
+                        .ok_or_else(|| bad("stored planes shorter than the node"))?;
+                    raw_at += n;
+                    p
+                } else {
+                    let p = streams
+                        .get(pos..pos + n)
+                        .ok_or_else(|| bad("stream longer than the node"))?;
+                    pos += n;
+                    p
+                };
                 for (v, &b) in dst.iter_mut().zip(plane) {
                     *v |= u64::from(b) << (8 * k);
                 }
             }
             *slot = (at, at + n);
-            pos += bytes;
         }
         let n = varint(&mut pos)?;
         let info = usize::try_from(n)
             .ok()
             .and_then(|n| streams.get(pos..pos.checked_add(n)?))
             .ok_or_else(|| bad("info stream longer than the node"))?;
-        if pos + info.len() != streams.len() {
+        if pos + info.len() != streams.len() || raw_at != raw.len() {
             return Err(bad("bytes after the last stream"));
         }
         out.reserve(limit.saturating_sub(out.len()));

@@ -58,6 +58,10 @@ pub const PACKED_PREFIX: usize = NODE_HEADER_SIZE + 2 * PART_HEADER;
 
 const PART_HEADER: usize = 9;
 
+/// Parts smaller than this are stored: zlib's setup (a hash table reset per
+/// stream) costs more than a few bytes can save (a leaf's stub list is 4).
+const SMALL_PART: usize = 64;
+
 /// The most plain bytes a part may declare per stored byte (zlib's
 /// deflate cannot expand more than about 1032 to 1), plus a constant for
 /// tiny parts.
@@ -72,8 +76,9 @@ pub enum Method {
     Stored = 0,
     /// A zlib stream of the plain bytes.
     Zlib = 1,
-    /// The field pre-pass ([`super::fields`]), then a zlib stream; the
-    /// payload starts with the pre-pass's size (i32).
+    /// The field pre-pass ([`super::fields`]): the payload is the size of
+    /// its zlib part once inflated (i32), the zlib stream's size (i32), the
+    /// zlib stream, then the planes stored as they are (noise).
     Fields = 2,
 }
 
@@ -303,10 +308,15 @@ thread_local! {
 
 fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
     let bad = |d: &str| Error::malformed("compressed tree node", 0, d.to_string());
-    let (len, z) = payload
-        .split_first_chunk::<4>()
-        .ok_or_else(|| bad("field streams without their size"))?;
-    let len = i32::from_be_bytes(*len);
+    let (head, rest) = payload
+        .split_first_chunk::<8>()
+        .ok_or_else(|| bad("field streams without their sizes"))?;
+    let len = i32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+    let zlen = i32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+    if zlen < 0 || zlen as usize > rest.len() {
+        return Err(bad("field streams' zlib part beyond the node"));
+    }
+    let (z, raw) = rest.split_at(zlen as usize);
     if len < 0 || len as u64 > (z.len() as u64).saturating_mul(MAX_RATIO) + RATIO_SLACK {
         return Err(bad("field streams larger than their zlib stream can hold"));
     }
@@ -315,7 +325,7 @@ fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) ->
         streams.clear();
         inflate(z, len as usize, &mut streams)?;
         let limit = out.len() + plain;
-        let mut j = Join::new(&streams, out, limit)?;
+        let mut j = Join::new(&streams, raw, out, limit)?;
         match part {
             Part::Drawables => fields::walk_drawables(&mut j)?,
             Part::Stubs => fields::walk_stubs(&mut j)?,
@@ -332,6 +342,7 @@ pub struct Packer {
     level: u32,
     z: Compress,
     streams: Vec<u8>,
+    raw: Vec<u8>,
     values: Vec<Vec<u64>>,
 }
 
@@ -351,6 +362,7 @@ impl Packer {
             level,
             z: Compress::new(Compression::new(level), true),
             streams: Vec::new(),
+            raw: Vec::new(),
             values: Vec::new(),
         }
     }
@@ -382,6 +394,14 @@ impl Packer {
     /// stored as it is when compression does not make it smaller.
     fn part(&mut self, plain: &[u8], part: Part, out: &mut Vec<u8>) -> PartHeader {
         let start = out.len();
+        if plain.len() < SMALL_PART {
+            out.extend_from_slice(plain);
+            return PartHeader {
+                method: Method::Stored,
+                plain: plain.len(),
+                stored: plain.len(),
+            };
+        }
         let mut method = Method::Zlib;
         // The field pre-pass, when the part walks as SLOG-2.
         self.streams.clear();
@@ -391,12 +411,18 @@ impl Packer {
             Part::Stubs => fields::walk_stubs(&mut split),
         };
         let mut streams = std::mem::take(&mut self.streams);
+        self.raw.clear();
         if walked.is_ok() {
-            if let Ok(values) = split.finish(&mut streams) {
+            if let Ok(values) = split.finish(&mut streams, &mut self.raw) {
                 self.values = values;
                 if streams.len() <= i32::MAX as usize {
                     out.extend_from_slice(&(streams.len() as i32).to_be_bytes());
+                    out.extend_from_slice(&[0; 4]);
+                    let z = out.len();
                     self.deflate(&streams, out);
+                    let zlen = (out.len() - z) as i32;
+                    out[z - 4..z].copy_from_slice(&zlen.to_be_bytes());
+                    out.extend_from_slice(&self.raw);
                     method = Method::Fields;
                 }
             }
