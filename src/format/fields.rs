@@ -410,8 +410,9 @@ impl<'a> Join<'a> {
                 return Err(bad("stream longer than the node"));
             }
             let at = values.len();
-            values.resize(at + n, 0);
-            let dst = &mut values[at..];
+            if width == 0 {
+                values.resize(at + n, 0);
+            }
             for k in 0..width {
                 let plane = if mask & (1 << k) != 0 {
                     let p = raw
@@ -426,8 +427,12 @@ impl<'a> Join<'a> {
                     pos += n;
                     p
                 };
-                for (v, &b) in dst.iter_mut().zip(plane) {
-                    *v |= u64::from(b) << (8 * k);
+                if k == 0 {
+                    values.extend(plane.iter().map(|&b| u64::from(b)));
+                } else {
+                    for (v, &b) in values[at..].iter_mut().zip(plane) {
+                        *v |= u64::from(b) << (8 * k);
+                    }
                 }
             }
             *slot = (at, at + n);
