@@ -30,7 +30,7 @@
 //! header followed by the unpacked parts *is* the 2.0.6 node block (with
 //! this file's block pointers), and every reader of `format` works on it
 //! unchanged. Methods ([`Method`]): stored, zlib, or the field pre-pass
-//! ([`super::fields`]) then zlib.
+//! (`format::fields`, private) then zlib.
 //!
 //! # Hostile nodes
 //!
@@ -76,7 +76,7 @@ pub enum Method {
     Stored = 0,
     /// A zlib stream of the plain bytes.
     Zlib = 1,
-    /// The field pre-pass ([`super::fields`]): the payload is the size of
+    /// The field pre-pass (`format::fields`, private): the payload is the size of
     /// its zlib part once inflated (i32), the zlib stream's size (i32), the
     /// zlib stream, then the planes stored as they are (noise).
     Fields = 2,
