@@ -20,7 +20,7 @@ fn base() -> &'static Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("z.slog2");
         let opts = WriterOptions {
-            leaf_bytesize: 2048,
+            leaf_bytesize: 1024,
             compress: Some(6),
             ..Default::default()
         };
@@ -28,7 +28,7 @@ fn base() -> &'static Vec<u8> {
         for c in slog2_dev::synth::categories() {
             w.add_category(c).unwrap();
         }
-        for d in slog2_dev::synth::Synthetic::new(400, 4, 1) {
+        for d in slog2_dev::synth::Synthetic::new(150, 4, 1) {
             w.add_drawable(d).unwrap();
         }
         w.finish().unwrap();
@@ -61,7 +61,6 @@ fuzz_target!(|data: &[u8]| {
     };
     let tb = f.total_time();
     let _ = f.window_rows(tb.start, tb.end);
-    let _ = f.window(tb.start, tb.end);
     let _ = f.preview_rows(tb.start, tb.end, 1);
     let _ = f.scan_rows();
     let _ = f.check();
