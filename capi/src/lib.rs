@@ -34,6 +34,7 @@
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
 
+pub mod compress;
 pub mod counts;
 pub mod scan_range;
 pub mod slog2;

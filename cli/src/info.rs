@@ -44,6 +44,7 @@ fn info_out(
     w: &mut impl Write,
 ) -> io::Result<()> {
     let h = f.header();
+    let storage = f.node_storage().map_err(io::Error::other)?;
     let tb = f.total_time();
     let mut per_depth = std::collections::BTreeMap::<i16, usize>::new();
     for e in f.directory() {
@@ -57,6 +58,10 @@ fn info_out(
             "max_depth": h.max_treedepth,
             "max_buffer_bytesize": h.max_buffer_bytesize,
             "file_bytes": f.file_len(),
+            "compressed": f.is_compressed(),
+            "node_bytes": storage.stored_bytes,
+            "node_bytes_plain": storage.plain_bytes,
+            "compression_ratio": storage.ratio(),
             "start": tb.start, "end": tb.end,
             "nodes": f.directory().len(),
             "nodes_per_depth": per_depth.iter().map(|(d, n)| serde_json::json!({"depth": d, "nodes": n})).collect::<Vec<_>>(),
@@ -80,6 +85,22 @@ fn info_out(
     }
     writeln!(w, "version             {}", h.version)?;
     writeln!(w, "file size           {} bytes", f.file_len())?;
+    if f.is_compressed() {
+        let [st, z, fz] = storage.parts_by_method;
+        writeln!(
+            w,
+            "tree nodes          compressed: {} bytes, {} plain ({:.3}x); node parts: {fz} fields+zlib, {z} zlib, {st} stored",
+            storage.stored_bytes,
+            storage.plain_bytes,
+            storage.ratio()
+        )?;
+    } else {
+        writeln!(
+            w,
+            "tree nodes          plain SLOG-2 2.0.6: {} bytes",
+            storage.stored_bytes
+        )?;
+    }
     writeln!(
         w,
         "time range          [{}, {}] ({} s)",

@@ -199,6 +199,7 @@ SLOG2_FUNCTIONS = {
     "SLOG2_Close": (c_int, [_ph]),
     "SLOG2_Write_header": (c_int, [_h, c_char_p]),
     "SLOG2_Write_header_ex": (c_int, [_h, c_int, c_int]),
+    "SLOG2_Write_compression": (c_int, [_h, c_int]),
     "SLOG2_Write_category": (
         c_int,
         [_h, P(SLOG2_Category_head_t), c_int, c_char_p, P(c_char_p), P(c_char_p)],

@@ -57,6 +57,7 @@
 //! slightly damaged file can still be explored. Trailing bytes after the last
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
+mod blocks;
 mod check;
 pub mod counts;
 pub mod cursor;
@@ -67,6 +68,7 @@ pub mod rows;
 pub mod scan;
 mod tree;
 
+pub use blocks::NodeStorage;
 pub use check::CheckReport;
 pub use counts::{CategoryCount, Counts};
 pub use cursor::WindowCursor;
@@ -456,8 +458,8 @@ impl Slog2File {
     /// Decode one node block. `entry` may come from anywhere: its pointer is
     /// checked against the file.
     pub fn read_node(&self, entry: &DirEntry, parts: NodeParts) -> Result<Node> {
-        let r = entry.ptr.range("tree node", self.file_len())?;
-        format::decode_node(&self.as_bytes()[r], entry.ptr.offset as u64, parts)
+        let bytes = self.node_bytes(entry, parts == NodeParts::All)?;
+        format::decode_node(&bytes, entry.ptr.offset as u64, parts)
     }
 
     /// Every real drawable of the file, node by node in directory order, each
@@ -500,28 +502,6 @@ impl Slog2File {
         self.cache.stats()
     }
 
-    /// The block of the directory entry at `pos` and its file offset.
-    fn block(&self, pos: u32) -> Result<(&[u8], u64)> {
-        let e = &self.directory[pos as usize];
-        let r = e.ptr.range("tree node", self.file_len())?;
-        Ok((&self.as_bytes()[r], e.ptr.offset as u64))
-    }
-
-    /// The table of the node at directory position `pos`, from the cache or
-    /// walked now (and cached).
-    fn node_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
-        if let Some(t) = self.cache.get(pos) {
-            stats.cache_hits += 1;
-            return Ok(t);
-        }
-        let (block, base) = self.block(pos)?;
-        let t = Arc::new(NodeTable::new(format::scan_node(block, base)?));
-        stats.bytes_indexed += block.len() as u64;
-        self.cache.insert(pos, t.clone());
-        self.note_touched(block.len() as u64);
-        Ok(t)
-    }
-
     /// Count map bytes faulted in; past [`MAP_TRIM_BYTES`], drop this
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
@@ -546,12 +526,14 @@ impl Slog2File {
     /// The records of the nodes of depth `>= min_depth` that intersect `w`:
     /// nodes in directory order, each node's records nestless then nestable
     /// in stored order (the order a full decode of each node yields them).
-    /// `f` gets the node's position, table and each hit.
+    /// Each node's table is pushed on `tables`; `f` gets its slot there, the
+    /// table and each hit.
     fn for_each_hit(
         &self,
         w: TimeBox,
         min_depth: i16,
         stats: &mut QueryStats,
+        tables: &mut Tables,
         mut f: impl FnMut(u32, &NodeTable, &RecordKey) -> Result<()>,
     ) -> Result<()> {
         let mut nodes = Vec::new();
@@ -559,17 +541,25 @@ impl Slog2File {
         for pos in nodes {
             let t = self.node_table(pos, stats)?;
             stats.nodes_read += 1;
+            let slot = tables.len() as u32;
             for k in t.hits(w) {
                 stats.bytes_read += k.len as u64;
-                f(pos, &t, k)?;
+                f(slot, &t, k)?;
             }
+            tables.push((pos, t));
         }
         Ok(())
     }
 
-    /// A decoder over exactly the record `k` of the node at `pos`.
-    fn hit_decoder(&self, pos: u32, k: &RecordKey) -> Result<format::Decoder<'_>> {
-        let (block, base) = self.block(pos)?;
+    /// A decoder over exactly the record `k` of the node at `pos`, whose
+    /// table is `t`.
+    fn hit_decoder<'a>(
+        &'a self,
+        pos: u32,
+        t: &'a NodeTable,
+        k: &RecordKey,
+    ) -> Result<format::Decoder<'a>> {
+        let (block, base) = self.table_block(pos, t)?;
         let at = k.offset as usize;
         let rec = block
             .get(at..at + k.len as usize)
@@ -577,35 +567,38 @@ impl Slog2File {
         Ok(format::Decoder::new(rec, base + at as u64, "tree node"))
     }
 
-    /// Decode the record `k` of the node at `pos`.
-    fn decode_hit(&self, pos: u32, k: &RecordKey) -> Result<Drawable> {
-        format::decode_drawable(&mut self.hit_decoder(pos, k)?)
+    /// Decode the record `k` of the node in `slot` of `tables`.
+    fn decode_hit(&self, tables: &Tables, slot: u32, k: &RecordKey) -> Result<Drawable> {
+        let (pos, t) = &tables[slot as usize];
+        format::decode_drawable(&mut self.hit_decoder(*pos, t, k)?)
     }
 
     /// The intersecting records of nodes of depth `>= min_depth`, in drawing
     /// order (stable: ties keep node and list order, as a full decode and a
-    /// stable sort would).
+    /// stable sort would), with the tables of their nodes.
     fn sorted_hits(
         &self,
         w: TimeBox,
         min_depth: i16,
         stats: &mut QueryStats,
-    ) -> Result<Vec<(u32, RecordKey)>> {
+    ) -> Result<(Tables, Vec<(u32, RecordKey)>)> {
         let mut hits: Vec<(u32, RecordKey)> = Vec::new();
-        self.for_each_hit(w, min_depth, stats, |pos, _, k| {
-            hits.push((pos, *k));
+        let mut tables = Tables::new();
+        self.for_each_hit(w, min_depth, stats, &mut tables, |slot, _, k| {
+            hits.push((slot, *k));
             Ok(())
         })?;
         sort_hits(&mut hits);
-        Ok(hits)
+        Ok((tables, hits))
     }
 
-    /// The records of a window query in drawing order, and its stats.
-    fn window_hits(&self, t0: f64, t1: f64) -> Result<(Vec<(u32, RecordKey)>, QueryStats)> {
+    /// The records of a window query in drawing order (with their nodes'
+    /// tables), and its stats.
+    fn window_hits(&self, t0: f64, t1: f64) -> Result<(Hits, QueryStats)> {
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
-        let hits = self.sorted_hits(w, i16::MIN, &mut stats)?;
-        Ok((hits, stats))
+        let (tables, hits) = self.sorted_hits(w, i16::MIN, &mut stats)?;
+        Ok((Hits { tables, hits }, stats))
     }
 
     /// Every drawable whose time box intersects the closed window `[t0, t1]`,
@@ -614,10 +607,11 @@ impl Slog2File {
     /// decodes only the records that intersect (see [`index`]).
     /// `t0 > t1` or a NaN bound is an `InvalidArgument` error.
     pub fn window(&self, t0: f64, t1: f64) -> Result<Window> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
-        let drawables = hits
+        let (h, stats) = self.window_hits(t0, t1)?;
+        let drawables = h
+            .hits
             .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .map(|(slot, k)| self.decode_hit(&h.tables, *slot, k))
             .collect::<Result<Vec<_>>>()?;
         Ok(Window { drawables, stats })
     }
@@ -642,7 +636,9 @@ impl Slog2File {
             hits.sort_by(|a, b| key_cmp(a, b));
             for k in hits {
                 stats.bytes_read += k.len as u64;
-                f(&self.decode_hit(pos, k)?);
+                f(&format::decode_drawable(
+                    &mut self.hit_decoder(pos, &t, k)?,
+                )?);
             }
         }
         Ok(stats)
@@ -674,11 +670,14 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
+        let walk = self.preview_walk(w, depth, &mut stats)?;
         let mut shadows: Vec<Shadow> = Vec::new();
-        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
-        let drawables = hits
+        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
+        let drawables = walk
+            .hits
+            .hits
             .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .map(|(slot, k)| self.decode_hit(&walk.hits.tables, *slot, k))
             .collect::<Result<Vec<_>>>()?;
         shadows.sort_by(|a, b| a.drawing_cmp(b));
         Ok(Preview {
@@ -689,16 +688,15 @@ impl Slog2File {
     }
 
     /// The node walk of a preview at `depth >= 1` ([`preview`](Self::preview)
-    /// says which nodes and shadows): returns the real drawables' hits in
-    /// drawing order and hands every shadow to show to `shadow`, in stub
-    /// order (the caller puts them in drawing order).
-    fn preview_walk<'a>(
-        &'a self,
+    /// says which nodes and shadows): the real drawables' hits in drawing
+    /// order, and the nodes whose stubs give shadows, their stubs at hand
+    /// (a compressed node's unpacked) for [`preview_shadows`](Self::preview_shadows).
+    fn preview_walk(
+        &self,
         w: TimeBox,
         depth: i16,
         stats: &mut QueryStats,
-        mut shadow: impl FnMut(format::ShadowRef<'a>),
-    ) -> Result<Vec<(u32, RecordKey)>> {
+    ) -> Result<PreviewWalk<'_>> {
         let root = self.root();
         let just_root = depth > root.id.depth;
         let mut nodes: Vec<u32> = Vec::new();
@@ -710,28 +708,50 @@ impl Slog2File {
             self.dir_index.overlapping(w, depth, &mut nodes);
         }
         let mut hits: Vec<(u32, RecordKey)> = Vec::new();
+        let mut tables = Tables::new();
+        let mut stubs = Vec::new();
         for pos in nodes {
             let t = self.node_table(pos, stats)?;
             stats.nodes_read += 1;
+            let slot = tables.len() as u32;
             for k in t.hits(w) {
                 stats.bytes_read += k.len as u64;
-                hits.push((pos, *k));
+                hits.push((slot, *k));
             }
             // Only nodes whose children lie below `depth` contribute shadows.
             let e = &self.directory[pos as usize];
-            if !(just_root || e.id.depth <= depth) {
-                continue;
+            if just_root || e.id.depth <= depth {
+                stubs.push((pos, t.stubs_at, self.node_with_stubs(pos)?));
             }
-            let (block, base) = self.block(pos)?;
-            stats.bytes_read += (block.len() - t.stubs_at.min(block.len())) as u64;
-            format::visit_stub_shadows(block, base, t.stubs_at, |child, s| {
+            tables.push((pos, t));
+        }
+        sort_hits(&mut hits);
+        Ok(PreviewWalk {
+            hits: Hits { tables, hits },
+            stubs,
+        })
+    }
+
+    /// Hand every shadow of a preview walk to show to `shadow`, in stub
+    /// order (the caller puts them in drawing order).
+    fn preview_shadows<'a>(
+        &self,
+        walk: &'a PreviewWalk<'_>,
+        w: TimeBox,
+        depth: i16,
+        stats: &mut QueryStats,
+        mut shadow: impl FnMut(format::ShadowRef<'a>),
+    ) -> Result<()> {
+        for (pos, stubs_at, block) in &walk.stubs {
+            let base = self.directory[*pos as usize].ptr.offset as u64;
+            stats.bytes_read += (block.len() - stubs_at.min(&block.len())) as u64;
+            format::visit_stub_shadows(block, base, *stubs_at, |child, s| {
                 if child.id.depth < depth && s.time_box.overlaps(&w) {
                     shadow(s);
                 }
             })?;
         }
-        sort_hits(&mut hits);
-        Ok(hits)
+        Ok(())
     }
 
     /// The info text of a drawable (the viewer's pop-up), see [`format_info`].
@@ -788,6 +808,30 @@ fn needs_conversion(e: Error, path: &Path) -> Error {
         what,
         out: out.display().to_string(),
     }
+}
+
+/// The tables of the nodes a query read, by slot: (directory position,
+/// table). A hit names its node by slot, and holding the tables holds what
+/// its records are decoded from (a compressed node's unpacked bytes).
+type Tables = Vec<(u32, Arc<NodeTable>)>;
+
+/// The hits of a query in drawing order, `(slot in tables, key)`.
+pub(crate) struct Hits {
+    tables: Tables,
+    hits: Vec<(u32, RecordKey)>,
+}
+
+impl Hits {
+    fn len(&self) -> usize {
+        self.hits.len()
+    }
+}
+
+/// What a preview walk read: its real drawables' hits, and the nodes whose
+/// stubs give shadows (position, stub offset, block with stubs).
+struct PreviewWalk<'a> {
+    hits: Hits,
+    stubs: Vec<(u32, usize, blocks::NodeBytes<'a>)>,
 }
 
 /// The placeholder category the reference invents for an undefined index.

@@ -59,7 +59,9 @@
 //! ahead, and hands out runs of whole records sized to the caller's room.
 //!
 //! The scan does not use the node cache or the directory index, so it
-//! neither evicts a viewer's cached tables nor pays to build them.
+//! neither evicts a viewer's cached tables nor pays to build them. A
+//! compressed file's nodes are unpacked one at a time into a buffer the scan
+//! reuses (their drawables only: the stubs are not read).
 //!
 //! # A time range
 //!
@@ -81,7 +83,7 @@
 use std::ops::Deref;
 
 use crate::error::Result;
-use crate::format::RecordWalk;
+use crate::format::{PackedNode, RecordWalk};
 use crate::model::TimeBox;
 
 mod prefetch;
@@ -102,7 +104,9 @@ const CHUNK_BYTES: usize = 8 << 20;
 /// between nodes are advised along).
 const MAX_GAP: usize = 1 << 20;
 
-/// The node being walked: its block's byte range in the file, and the walk.
+/// The node being walked: its block's byte range in the file (a
+/// compressed node: its offset, the range of its unpacked bytes in the
+/// scan's buffer), and the walk.
 struct Current {
     start: usize,
     len: usize,
@@ -125,6 +129,9 @@ pub struct Scan<F: Deref<Target = Slog2File>> {
     done: bool,
     /// Keep only drawables whose end lies in this closed range.
     range: Option<TimeBox>,
+    /// A compressed file: the current node's header and drawables,
+    /// unpacked (reused from node to node).
+    unpacked: Vec<u8>,
 }
 
 impl<F: Deref<Target = Slog2File>> Scan<F> {
@@ -142,6 +149,7 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             chunk_len: 0,
             done: false,
             range: None,
+            unpacked: Vec::new(),
         }
     }
 
@@ -203,7 +211,11 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             let Some(cur) = self.cur.as_mut() else {
                 break;
             };
-            let block = &self.file.as_bytes()[cur.start..cur.start + cur.len];
+            let block = if self.file.is_compressed() {
+                &self.unpacked[..]
+            } else {
+                &self.file.as_bytes()[cur.start..cur.start + cur.len]
+            };
             let base = cur.start as u64;
             let mut sink = ScanSink::new(rows);
             // The walk lives in a local (registers) while records are decoded
@@ -272,7 +284,13 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
                 self.chunk_len = end - r.start;
             }
         }
-        let walk = RecordWalk::new(&file.as_bytes()[r.clone()], r.start as u64)?;
+        let block = &file.as_bytes()[r.clone()];
+        let walk = if file.is_compressed() {
+            PackedNode::parse(block, r.start as u64)?.unpack_into(false, &mut self.unpacked)?;
+            RecordWalk::new(&self.unpacked, r.start as u64)?
+        } else {
+            RecordWalk::new(block, r.start as u64)?
+        };
         self.cur = Some(Current {
             start: r.start,
             len: r.len(),
