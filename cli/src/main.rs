@@ -368,20 +368,11 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Print { file } => {
-            if slog2::trace::clog2::looks_like(&file) {
-                // A raw MPE log: print what clog2print.jar prints.
-                let stdout = io::stdout();
-                let mut w = BufWriter::new(stdout.lock());
-                let r = slog2::trace::clog2::print::print_file(&file, &mut w);
-                w.flush().map_err(|e| io_err(&file, e))?;
-                r?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let f = Slog2File::open(&file)?;
             let stdout = io::stdout();
             let mut w = BufWriter::new(stdout.lock());
-            slog2::read::print::print(&f, &mut w).map_err(|e| io_err(&file, e))?;
+            let r = slog2::trace::input::print(&file, &mut w);
             w.flush().map_err(|e| io_err(&file, e))?;
+            r?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Info { file, json } => {

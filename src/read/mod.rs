@@ -218,7 +218,13 @@ impl Slog2File {
         let path = path.as_ref();
         let io = |e| Error::io(path, e);
         let mut file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            // A pipe, a FIFO, a device: read once, as far as the header's
+            // blocks reach (never "to the end": /dev/zero has none).
+            return Self::read_from(file, path);
+        }
+        let len = meta.len();
         let backing = if len < MMAP_THRESHOLD {
             let mut v = Vec::with_capacity(len as usize);
             file.read_to_end(&mut v).map_err(io)?;
@@ -231,6 +237,37 @@ impl Slog2File {
             Backing::Mapped(map)
         };
         Self::from_backing(backing, Some(path.to_path_buf()))
+    }
+
+    /// Read a file from a stream (a pipe, a decompressor) into memory. The
+    /// header is read first; then the stream is read only as far as the
+    /// farthest block the header points to (the reference and our writer put
+    /// the category map, line-ID maps and directory after the tree nodes), so
+    /// an endless stream (`/dev/zero`) costs its 108 header bytes, and memory
+    /// grows only with the bytes that actually arrive. `path` names the
+    /// stream in messages.
+    pub fn read_from(mut r: impl Read, path: &Path) -> Result<Slog2File> {
+        let io = |e| Error::io(path, e);
+        let mut bytes = Vec::with_capacity(format::HEADER_SIZE);
+        r.by_ref()
+            .take(format::HEADER_SIZE as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let header = Header::decode(&bytes)?;
+        let end = [
+            header.categories,
+            header.lineidmaps,
+            header.treeroot,
+            header.treedir,
+        ]
+        .iter()
+        .filter(|p| !p.is_null() && p.offset >= 0 && p.size >= 0)
+        .map(|p| p.offset as u64 + p.size as u64)
+        .max()
+        .unwrap_or(0);
+        let rest = end.saturating_sub(bytes.len() as u64);
+        r.take(rest).read_to_end(&mut bytes).map_err(io)?;
+        Self::from_backing(Backing::Owned(bytes), Some(path.to_path_buf()))
     }
 
     /// The same as [`open`](Self::open), from bytes in memory.
