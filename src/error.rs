@@ -92,6 +92,13 @@ pub enum Error {
     #[error("not an SLOG-2 2.0.6 file: it starts with \"{found}\" where \"SLOG 2.0.6\" belongs")]
     BadVersion { found: String },
 
+    /// A file changed under a reader that had it open (truncated or
+    /// rewritten in place by another process; see `read::guard`).
+    #[error(
+        "{path} changed while it was open (another process truncated or rewrote it): reopen it"
+    )]
+    FileChanged { path: PathBuf },
+
     #[error("truncated {what} at byte offset {offset}: need {need} more byte(s), {have} left")]
     Truncated {
         what: &'static str,
@@ -174,7 +181,7 @@ impl Error {
     /// The kind of failure (what the bindings map to codes and classes).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Io { .. } => ErrorKind::Io,
+            Error::Io { .. } | Error::FileChanged { .. } => ErrorKind::Io,
             Error::BadVersion { .. }
             | Error::Truncated { .. }
             | Error::BlockOutOfRange { .. }

@@ -59,6 +59,7 @@
 
 mod check;
 pub mod cursor;
+pub mod guard;
 pub mod index;
 mod info;
 pub mod print;
@@ -100,14 +101,42 @@ const MMAP_THRESHOLD: u64 = 64 * 1024;
 const MAP_TRIM_BYTES: u64 = 256 << 20;
 
 enum Backing {
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
     Owned(Vec<u8>),
+}
+
+/// A mapped file with its guard ([`guard`]) and what it looked like when
+/// it was mapped (to tell a file rewritten in place from a damaged one).
+struct Mapped {
+    /// Declared before `map`: unregistered before the map is unmapped.
+    guard: Option<guard::Guard>,
+    map: memmap2::Mmap,
+    file: std::fs::File,
+    stamp: Stamp,
+}
+
+/// Size and modification/change times of an open file.
+#[derive(PartialEq)]
+struct Stamp(u64, i64, i64, i64, i64);
+
+impl Stamp {
+    fn of(f: &std::fs::File) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = f.metadata().ok()?;
+        Some(Stamp(
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ))
+    }
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m) => m,
+            Backing::Mapped(m) => &m.map,
             Backing::Owned(v) => v,
         }
     }
@@ -234,7 +263,14 @@ impl Slog2File {
             // remaining hazard (the file being truncated by another process
             // while mapped) is documented in the module docs.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            Backing::Mapped(map)
+            let stamp = Stamp::of(&file)
+                .ok_or_else(|| io(std::io::Error::other("cannot stat the file")))?;
+            Backing::Mapped(Mapped {
+                guard: guard::Guard::register(map.as_ptr(), map.len()),
+                map,
+                file,
+                stamp,
+            })
         };
         Self::from_backing(backing, Some(path.to_path_buf()))
     }
@@ -375,9 +411,38 @@ impl Slog2File {
     /// (the whole-file scan advises the kernel on it, see [`scan`]).
     pub(crate) fn map(&self) -> Option<&memmap2::Mmap> {
         match &self.backing {
-            Backing::Mapped(m) => Some(m),
+            Backing::Mapped(m) => Some(&m.map),
             Backing::Owned(_) => None,
         }
+    }
+
+    /// The file changed under the reader since it was opened: a fault in
+    /// its mapping (it was truncated, [`guard`]), or, for a query that
+    /// failed, a new size or time stamp (rewritten in place). Files read
+    /// into memory never change.
+    pub fn changed(&self) -> bool {
+        match &self.backing {
+            Backing::Mapped(m) => {
+                m.guard.as_ref().is_some_and(|g| g.changed())
+                    || Stamp::of(&m.file).is_some_and(|s| s != m.stamp)
+            }
+            Backing::Owned(_) => false,
+        }
+    }
+
+    /// What every query returns: its result, unless the file changed
+    /// underneath while it ran ([`Error::FileChanged`] then replaces the
+    /// garbage or the damage the query saw). One relaxed load on success
+    /// (the guard's flag); the file's stamp is looked at only on failure.
+    #[inline]
+    pub(crate) fn settle<T>(&self, r: Result<T>) -> Result<T> {
+        if let Backing::Mapped(m) = &self.backing {
+            let faulted = m.guard.as_ref().is_some_and(|g| g.changed());
+            if faulted || (r.is_err() && self.changed()) {
+                return Err(guard::changed_error(self.path.as_deref()));
+            }
+        }
+        r
     }
 
     /// The path given to [`open`](Self::open), if any.
@@ -481,8 +546,10 @@ impl Slog2File {
     /// Decode one node block. `entry` may come from anywhere: its pointer is
     /// checked against the file.
     pub fn read_node(&self, entry: &DirEntry, parts: NodeParts) -> Result<Node> {
-        let r = entry.ptr.range("tree node", self.file_len())?;
-        format::decode_node(&self.as_bytes()[r], entry.ptr.offset as u64, parts)
+        self.settle((|| {
+            let r = entry.ptr.range("tree node", self.file_len())?;
+            format::decode_node(&self.as_bytes()[r], entry.ptr.offset as u64, parts)
+        })())
     }
 
     /// Every real drawable of the file, node by node in directory order, each
@@ -551,7 +618,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(map) = &self.backing else {
+        let Backing::Mapped(Mapped { map, .. }) = &self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
@@ -639,12 +706,14 @@ impl Slog2File {
     /// decodes only the records that intersect (see [`index`]).
     /// `t0 > t1` or a NaN bound is an `InvalidArgument` error.
     pub fn window(&self, t0: f64, t1: f64) -> Result<Window> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
-        let drawables = hits
-            .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Window { drawables, stats })
+        self.settle((|| {
+            let (hits, stats) = self.window_hits(t0, t1)?;
+            let drawables = hits
+                .iter()
+                .map(|(pos, k)| self.decode_hit(*pos, k))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Window { drawables, stats })
+        })())
     }
 
     /// The same drawables as [`window`](Self::window), streamed: memory holds
@@ -656,21 +725,23 @@ impl Slog2File {
         t1: f64,
         mut f: impl FnMut(&Drawable),
     ) -> Result<QueryStats> {
-        let w = Self::check_window(t0, t1)?;
-        let mut stats = QueryStats::default();
-        let mut nodes = Vec::new();
-        self.dir_index.overlapping(w, i16::MIN, &mut nodes);
-        for pos in nodes {
-            let t = self.node_table(pos, &mut stats)?;
-            stats.nodes_read += 1;
-            let mut hits: Vec<&RecordKey> = t.hits(w).collect();
-            hits.sort_by(|a, b| key_cmp(a, b));
-            for k in hits {
-                stats.bytes_read += k.len as u64;
-                f(&self.decode_hit(pos, k)?);
+        self.settle((|| {
+            let w = Self::check_window(t0, t1)?;
+            let mut stats = QueryStats::default();
+            let mut nodes = Vec::new();
+            self.dir_index.overlapping(w, i16::MIN, &mut nodes);
+            for pos in nodes {
+                let t = self.node_table(pos, &mut stats)?;
+                stats.nodes_read += 1;
+                let mut hits: Vec<&RecordKey> = t.hits(w).collect();
+                hits.sort_by(|a, b| key_cmp(a, b));
+                for k in hits {
+                    stats.bytes_read += k.len as u64;
+                    f(&self.decode_hit(pos, k)?);
+                }
             }
-        }
-        Ok(stats)
+            Ok(stats)
+        })())
     }
 
     /// A Jumpshot-style preview of `[t0, t1]` at `depth` (spec §8.3).
@@ -689,28 +760,30 @@ impl Slog2File {
     /// the lowest loaded level are read: the real drawables decoded are those
     /// returned.
     pub fn preview(&self, t0: f64, t1: f64, depth: i16) -> Result<Preview> {
-        if depth <= 0 {
-            let w = self.window(t0, t1)?;
-            return Ok(Preview {
-                drawables: w.drawables,
-                shadows: Vec::new(),
-                stats: w.stats,
-            });
-        }
-        let w = Self::check_window(t0, t1)?;
-        let mut stats = QueryStats::default();
-        let mut shadows: Vec<Shadow> = Vec::new();
-        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
-        let drawables = hits
-            .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
-            .collect::<Result<Vec<_>>>()?;
-        shadows.sort_by(|a, b| a.drawing_cmp(b));
-        Ok(Preview {
-            drawables,
-            shadows,
-            stats,
-        })
+        self.settle((|| {
+            if depth <= 0 {
+                let w = self.window(t0, t1)?;
+                return Ok(Preview {
+                    drawables: w.drawables,
+                    shadows: Vec::new(),
+                    stats: w.stats,
+                });
+            }
+            let w = Self::check_window(t0, t1)?;
+            let mut stats = QueryStats::default();
+            let mut shadows: Vec<Shadow> = Vec::new();
+            let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
+            let drawables = hits
+                .iter()
+                .map(|(pos, k)| self.decode_hit(*pos, k))
+                .collect::<Result<Vec<_>>>()?;
+            shadows.sort_by(|a, b| a.drawing_cmp(b));
+            Ok(Preview {
+                drawables,
+                shadows,
+                stats,
+            })
+        })())
     }
 
     /// The node walk of a preview at `depth >= 1` ([`preview`](Self::preview)
@@ -775,7 +848,13 @@ impl Slog2File {
 
     /// Check the invariants of spec §10.1 (see [`CheckReport`]).
     pub fn check(&self) -> CheckReport {
-        check::check(self)
+        let mut r = check::check(self);
+        if self.changed() {
+            // What was checked is not the file any more.
+            r.errors
+                .insert(0, guard::changed_error(self.path()).to_string());
+        }
+        r
     }
 }
 

@@ -430,7 +430,9 @@ impl Clog2Source<std::io::Empty> {
         // assume nobody truncates an input while it is converted.
         let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
         let name = path.display().to_string();
-        Self::with_reader(Clog2Reader::with_map(map)?, name, opts)
+        let mut reader = Clog2Reader::with_map(map)?;
+        reader.file = Some(f);
+        Self::with_reader(reader, name, opts)
     }
 }
 
@@ -517,6 +519,16 @@ impl<R: Read> Clog2Source<R> {
 
     pub fn preamble(&self) -> &Preamble {
         self.reader.preamble()
+    }
+
+    /// An error of a log that was truncated while mapped is that, not the
+    /// damage the zeros read since look like.
+    fn settle(&self, e: Error) -> Error {
+        if self.reader.changed_now() {
+            crate::read::guard::changed_error(Some(Path::new(&self.name)))
+        } else {
+            e
+        }
     }
 
     /// Counters so far (complete once the source is exhausted).
@@ -1217,7 +1229,7 @@ fn describe(r: &RawRecord) -> String {
 impl<R: Read> TraceSource for Clog2Source<R> {
     fn next_record(&mut self) -> Result<Option<Record>> {
         if self.out.is_empty() {
-            self.fill()?;
+            self.fill().map_err(|e| self.settle(e))?;
             self.out.reverse();
         }
         Ok(self.out.pop())
@@ -1229,7 +1241,7 @@ impl<R: Read> TraceSource for Clog2Source<R> {
             // Left over from next_record calls (stored reversed).
             self.out.reverse();
         } else {
-            self.fill()?;
+            self.fill().map_err(|e| self.settle(e))?;
         }
         std::mem::swap(out, &mut self.out);
         Ok(())
