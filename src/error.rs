@@ -122,7 +122,7 @@ pub enum Error {
         detail: String,
     },
 
-    #[error("drawable #{index} ends at {end} but the previous one ended at {prev_end}: input must come in non-decreasing end time{location}")]
+    #[error("drawable #{index} ends at {} but the previous one ended at {}: input must come in non-decreasing end time{location}", crate::model::TimeText(*.end), crate::model::TimeText(*.prev_end))]
     OrderViolation {
         index: u64,
         end: f64,

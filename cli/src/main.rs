@@ -93,10 +93,11 @@ enum Cmd {
     Query {
         file: PathBuf,
         /// Window start (seconds; default: the file's start).
-        #[arg(long = "from")]
+        // Negative times in any spelling (`-1.5`, `-1e-3`) are values.
+        #[arg(long = "from", allow_hyphen_values = true)]
         from: Option<f64>,
         /// Window end (seconds; default: the file's end).
-        #[arg(long = "to")]
+        #[arg(long = "to", allow_hyphen_values = true)]
         to: Option<f64>,
         /// Read only tree levels >= DEPTH and show the shadows of the levels below (zoomed-out view).
         #[arg(long)]
@@ -264,11 +265,18 @@ fn default_output(input: &str) -> PathBuf {
 fn main() -> ExitCode {
     signals::install();
     let cli = Cli::parse_from(rewrite_args(std::env::args()));
-    let file = match &cli.cmd {
+    // The files an error may be about; one that names none of them is
+    // prefixed with the first (the input).
+    let files: Vec<PathBuf> = match &cli.cmd {
         Cmd::Print { file } | Cmd::Info { file, .. } | Cmd::Query { file, .. } => {
-            Some(file.clone())
+            vec![file.clone()]
         }
-        _ => None,
+        Cmd::Convert { input, output, .. } => {
+            let spec = input.join(" ");
+            let out = output.clone().unwrap_or_else(|| default_output(&spec));
+            vec![PathBuf::from(spec), out]
+        }
+        _ => Vec::new(),
     };
     match run(cli) {
         Ok(code) => code,
@@ -280,10 +288,9 @@ fn main() -> ExitCode {
         Err(e) => {
             let msg = e.to_string();
             // Every error about a file names it.
-            match file {
-                Some(f) if !msg.contains(&f.display().to_string()) => {
-                    eprintln!("slog2: error: {}: {msg}", f.display())
-                }
+            let named = files.iter().any(|f| msg.contains(&f.display().to_string()));
+            match files.first() {
+                Some(f) if !named => eprintln!("slog2: error: {}: {msg}", f.display()),
                 _ => eprintln!("slog2: error: {msg}"),
             }
             ExitCode::from(1)
@@ -426,7 +433,9 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             out.finish().map_err(|e| io_err(&file, e))?;
             if stats {
                 eprintln!(
-                    "window [{t0}, {t1}]: {drawables} drawables, {shadows} shadows; read {} of {} tree nodes, {} bytes",
+                    "window [{}, {}]: {drawables} drawables, {shadows} shadows; read {} of {} tree nodes, {} bytes",
+                    slog2::TimeText(t0),
+                    slog2::TimeText(t1),
                     st.nodes_read,
                     f.directory().len(),
                     st.bytes_read
@@ -440,7 +449,9 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             let f = match Slog2File::open(&file) {
                 Ok(f) => f,
                 Err(e) => {
-                    println!("{}: INVALID: {e}", file.display());
+                    // Exit 2: not checked at all (missing, unreadable, not
+                    // an SLOG-2 file), which is not the same as invalid.
+                    println!("{}: UNREADABLE: {e}", file.display());
                     return Ok(ExitCode::from(2));
                 }
             };
@@ -703,6 +714,15 @@ fn bench(b: BenchCmd) -> Result<ExitCode, slog2::Error> {
                     l.decoded_per_query, l.returned_per_query,
                     l.decoded_per_query / l.returned_per_query.max(1.0),
                     l.indexed_per_query
+                );
+            }
+            // Issue #27 class 2: what pread instead of the map would add
+            // (directory walk + pread of every intersecting node).
+            let (pj, ps) = bench::pread_cost(&f, &file, &plan)?;
+            for (name, l) in [("pread jump", pj), ("pread scroll", ps)] {
+                println!(
+                    "{name:13} n={} p50 {:.1} us p99 {:.1} us; {:.1} nodes, {:.0} B read per query (not used: the alternative to the guarded map)",
+                    l.count, l.p50_us, l.p99_us, l.nodes_per_query, l.decoded_per_query
                 );
             }
             let c = f.node_cache_stats();

@@ -92,13 +92,21 @@ fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    let child = Command::new(bin())
-        .args(["convert", "-q"])
-        .arg(&fifo)
-        .arg("-o")
-        .arg(out)
-        .spawn()
-        .unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["convert", "-q"]).arg(&fifo).arg("-o").arg(out);
+    // SAFETY: setrlimit is async-signal-safe. No core file from the
+    // signals whose default action dumps one (QUIT, XCPU).
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let text = std::fs::read(samples().join("data.txt")).unwrap();
     w.write_all(&text[..text.len() / 2]).unwrap();
@@ -113,11 +121,24 @@ fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::
 }
 
 /// Ctrl-C, SIGTERM, SIGHUP during a conversion left the hidden `.partial`
-/// file behind. Now it is removed, the process still ends by the signal,
-/// and an existing target is untouched.
+/// file behind; so did QUIT, USR1, USR2, ALRM, XCPU, VTALRM and PROF (issue
+/// #27 class 5: XCPU and USR1 are what batch schedulers send at a job's
+/// limit). Now it is removed, the process still ends by the signal, and an
+/// existing target is untouched.
 #[test]
 fn signals_remove_the_temporary_file() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+        libc::SIGXCPU,
+        libc::SIGVTALRM,
+        libc::SIGPROF,
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.slog2");
         std::fs::write(&out, b"the old output").unwrap();

@@ -124,7 +124,11 @@ fn same_box(a: &TimeBox, b: &TimeBox) -> bool {
 }
 
 fn fmt_box(b: &TimeBox) -> String {
-    format!("[{}, {}]", b.start, b.end)
+    format!(
+        "[{}, {}]",
+        crate::model::TimeText(b.start),
+        crate::model::TimeText(b.end)
+    )
 }
 
 fn fmt_ptr(p: &BlockPtr) -> String {

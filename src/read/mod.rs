@@ -566,7 +566,9 @@ impl Slog2File {
     fn check_window(t0: f64, t1: f64) -> Result<TimeBox> {
         if t0.is_nan() || t1.is_nan() || t0 > t1 {
             return Err(Error::InvalidArgument(format!(
-                "time window [{t0}, {t1}] is empty or not a number"
+                "time window [{}, {}] is empty or not a number",
+                TimeText(t0),
+                TimeText(t1)
             )));
         }
         Ok(TimeBox::new(t0, t1))
