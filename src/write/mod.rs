@@ -386,6 +386,8 @@ impl Slog2Writer {
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&dir)
             .map_err(|e| Error::io(&target, e))?;
+        // The proof of life for other writers' clean-up (temp.rs).
+        let _ = temp::hold(tmp.as_file());
         let file = tmp
             .as_file()
             .try_clone()
