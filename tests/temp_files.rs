@@ -34,7 +34,10 @@ fn foreign_temp(dir: &std::path::Path, target: &str) -> std::path::PathBuf {
 fn flock(f: &std::fs::File) {
     use std::os::unix::io::AsRawFd;
     // SAFETY: flock on an open descriptor.
-    assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    assert_eq!(
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
 }
 
 /// Issue #27 class 4: liveness by `kill(pid, 0)` deleted the temporary file
@@ -110,7 +113,8 @@ fn a_writer_in_another_pid_namespace_keeps_its_temp_file() {
         .unwrap();
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let text = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/trace-sample/data.txt"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/fixtures/trace-sample/data.txt"),
     )
     .unwrap();
     std::io::Write::write_all(&mut w, &text[..text.len() / 2]).unwrap();

@@ -41,10 +41,12 @@
 //!
 //! Output is atomic: everything is written to a temporary file beside the
 //! target, the header is written last, and the file is renamed over the target
-//! only by [`Slog2Writer::finish`]. Dropping an unfinished writer (an error in
+//! only by [`Slog2Writer::finish`] (a FIFO, a character device or `-` is
+//! written through instead, a symlink followed: `output`). Dropping an unfinished writer (an error in
 //! the middle of a conversion) removes the temporary file and leaves any
 //! existing target untouched.
 
+mod output;
 mod shadow;
 
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -313,6 +315,8 @@ impl OpenNode {
 /// Streaming SLOG-2 writer. See the module documentation.
 pub struct Slog2Writer {
     target: PathBuf,
+    /// Where and how the finished file is published (`output`).
+    output: output::Output,
     tmp: Option<tempfile::NamedTempFile>,
     /// Lists `tmp` for [`temp::remove_temp_files`] until it is renamed or
     /// removed (dropped after `tmp`: fields drop in declaration order).
@@ -358,11 +362,11 @@ impl Slog2Writer {
             )));
         }
         let target = path.as_ref().to_path_buf();
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target
+        // What is at the path decides how it is written (output.rs).
+        let output = output::resolve(&target)?;
+        let dir = output.temp_dir();
+        let name = output
+            .path()
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -403,6 +407,7 @@ impl Slog2Writer {
         let encoder = Encoder::start(&file, &target, format::HEADER_SIZE as u64, block_thread)?;
         Ok(Slog2Writer {
             target,
+            output,
             registered: Some(temp::Registered::new(tmp.path())),
             tmp: Some(tmp),
             file,
@@ -881,7 +886,7 @@ impl Slog2Writer {
             .tmp
             .take()
             .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        output::publish(tmp, &self.output, &path)?;
         self.registered = None;
 
         let mut s = std::mem::take(&mut self.summary);
