@@ -452,3 +452,37 @@ fn huge_children_per_node_is_answered_from_the_directory() {
         "a tree read with the wrong fan-out is not valid"
     );
 }
+
+/// Issue #27 class 7: a category count of 2^32 in an otherwise valid file
+/// passed `check`, and Python's windowed scan planned 4.3 million windows
+/// from it. Counts are hints: clamped at open to what the tree nodes can
+/// hold, and `check` reports the stored value as an error.
+#[test]
+fn a_stored_count_beyond_the_file_is_clamped_and_reported() {
+    let good = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+    let f = Slog2File::from_bytes(good.clone()).unwrap();
+    let r = f
+        .header()
+        .categories
+        .range("categories", good.len() as u64)
+        .unwrap();
+    let mut cats = f.categories().to_vec();
+    let last = cats.len() - 1;
+    cats[last].count = 1 << 32;
+    let mut block = Vec::new();
+    slog2::format::encode_categories(&mut block, cats.iter());
+    assert_eq!(block.len(), r.len());
+    let mut bad = good.clone();
+    bad[r].copy_from_slice(&block);
+    let f = Slog2File::from_bytes(bad).unwrap();
+    let node_bytes: i64 = f.directory().iter().map(|e| e.ptr.size as i64).sum();
+    let c = &f.categories()[last];
+    assert!(c.count <= node_bytes / 20, "clamped: {}", c.count);
+    let rep = f.check();
+    assert!(!rep.is_valid());
+    assert!(
+        rep.errors.iter().any(|e| e.contains("4294967296")),
+        "{:?}",
+        rep.errors
+    );
+}

@@ -200,7 +200,14 @@ pub struct Slog2File {
     cache: NodeCache,
     /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
     map_touched: std::sync::atomic::AtomicU64,
+    /// Categories whose stored count was out of what the file can hold:
+    /// (index, stored count, the bound it was clamped to).
+    clamped: Vec<(i32, i64, i64)>,
 }
+
+/// The fewest bytes a drawable takes in a tree node: a composite member
+/// (category 4, info length 2, vertex count 2, one vertex 12).
+const MIN_DRAWABLE_BYTES: u64 = 20;
 
 impl std::fmt::Debug for Slog2File {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -326,7 +333,7 @@ impl Slog2File {
         required_block(header.treeroot, "tree root", PTR_TREEROOT, file_len)?;
         let dir_r = required_block(header.treedir, "tree directory", PTR_TREEDIR, file_len)?;
 
-        let categories = format::decode_categories(&bytes[cat_r.clone()], cat_r.start as u64)?;
+        let mut categories = format::decode_categories(&bytes[cat_r.clone()], cat_r.start as u64)?;
         let ycoordmaps = format::decode_ycoordmaps(&bytes[map_r.clone()], map_r.start as u64)?;
         let directory = format::decode_treedir(&bytes[dir_r.clone()], dir_r.start as u64)?;
         if directory.is_empty() {
@@ -368,6 +375,19 @@ impl Slog2File {
 
         check_disjoint_nodes(&directory, dir_r.start as u64)?;
 
+        // Stored counts are hints: no category can count more drawables than
+        // the tree nodes' bytes hold (a hostile 2^32 made a windowed scan
+        // plan 4.3 million windows). Clamped here, reported by `check`.
+        let node_bytes: u64 = directory.iter().map(|e| e.ptr.size.max(0) as u64).sum();
+        let most = (node_bytes / MIN_DRAWABLE_BYTES) as i64;
+        let mut clamped = Vec::new();
+        for c in categories.iter_mut() {
+            if c.count > most || c.count < 0 {
+                clamped.push((c.index, c.count, most));
+                c.count = c.count.clamp(0, most);
+            }
+        }
+
         let by_ptr = directory.iter().position(|e| e.ptr == header.treeroot);
         let by_id = node_index
             .get(&NodeId::new(header.max_treedepth, 0))
@@ -401,6 +421,7 @@ impl Slog2File {
             node_index,
             by_position,
             root,
+            clamped,
         })
     }
 
@@ -851,6 +872,13 @@ impl Slog2File {
     /// Check the invariants of spec §10.1 (see [`CheckReport`]).
     pub fn check(&self) -> CheckReport {
         let mut r = check::check(self);
+        for &(index, stored, most) in &self.clamped {
+            r.errors.push(format!(
+                "category {index}: its stored count {stored} is outside what the file's tree nodes can hold \
+                 (0 to {most} drawables); read as {}",
+                stored.clamp(0, most)
+            ));
+        }
         if self.changed() {
             // What was checked is not the file any more.
             r.errors
