@@ -483,6 +483,11 @@ pub(super) fn check(file: &Slog2File) -> CheckReport {
                     }
                 }
                 prev = Some(d);
+                // The writer's own rules (one validation: convert refuses
+                // what check reports here).
+                if let Some(problem) = crate::write::drawable_problem(d) {
+                    f.e(12, format!("{here}: drawable @ {at}: {problem}"));
+                }
                 if !inside(&nodebox, &tb) {
                     f.w(
                         16,

@@ -312,6 +312,34 @@ impl OpenNode {
     }
 }
 
+/// What makes a drawable unfit for an SLOG-2 file, whoever asks: the writer
+/// refuses it ([`Slog2Writer::add_drawable`]) and `check` reports a stored
+/// one as an error (issue #27 class 8: a NaN vertex time and a negative
+/// category passed `check` while `convert` refused the same file). `None`
+/// when it is fit. The rules: lengths that fit the format's fields, no
+/// negative category (those are the preview categories the writer makes
+/// itself), finite vertex times.
+pub fn drawable_problem(d: &Drawable) -> Option<String> {
+    if let Err(e) = format::check_drawable(d) {
+        return Some(e.to_string());
+    }
+    if let Some(c) = std::iter::once(d.category())
+        .chain(d.primitives().iter().map(|p| p.category))
+        .find(|&c| c < 0)
+    {
+        return Some(format!(
+            "category index {c} is negative; negative indices are reserved for preview categories"
+        ));
+    }
+    if d.primitives()
+        .iter()
+        .any(|p| p.vertices.iter().any(|v| !v.time.is_finite()))
+    {
+        return Some("vertex time is not finite".into());
+    }
+    None
+}
+
 /// Streaming SLOG-2 writer. See the module documentation.
 pub struct Slog2Writer {
     target: PathBuf,
@@ -660,23 +688,12 @@ impl Slog2Writer {
     /// [`add_drawable`](Self::add_drawable) for every drawable.
     fn add_any(&mut self, d: Drawable) -> Result<()> {
         let index = self.summary.drawables + 1;
-        format::check_drawable(&d).map_err(|e| Error::InvalidDrawable {
-            index,
-            detail: e.to_string(),
-            location: String::new(),
-        })?;
-        // Negative indices belong to the preview categories the writer
-        // makes itself: a drawable using one would give a file that every
-        // reader (ours, the reference) rejects.
-        if let Some(c) = std::iter::once(d.category())
-            .chain(d.primitives().iter().map(|p| p.category))
-            .find(|&c| c < 0)
-        {
+        // The rules `check` applies to a stored drawable too (one validation
+        // for both: issue #27 class 8).
+        if let Some(detail) = drawable_problem(&d) {
             return Err(Error::InvalidDrawable {
                 index,
-                detail: format!(
-                    "category index {c} is negative; negative indices are reserved for preview categories"
-                ),
+                detail,
                 location: String::new(),
             });
         }
@@ -684,21 +701,11 @@ impl Slog2Writer {
         if let Drawable::Composite(c) = &mut d {
             c.members.sort_by(Primitive::drawing_cmp);
         }
-        // The time box and the finiteness of every vertex time, in one pass.
         let mut tbox = TimeBox::EMPTY;
-        let mut finite = true;
         for p in d.primitives() {
             for v in &p.vertices {
-                finite &= v.time.is_finite();
                 tbox.widen(v.time);
             }
-        }
-        if !finite {
-            return Err(Error::InvalidDrawable {
-                index,
-                detail: "vertex time is not finite".into(),
-                location: String::new(),
-            });
         }
         if let Some(prev) = self.last_end {
             if tbox.end < prev {
