@@ -26,7 +26,9 @@ import sys
 
 DAMAGE = {
     # name: (what to do, expected message regex part)
-    "missing": "cannot open OTF2 archive: No such file",
+    # the CLI names the missing anchor itself, before looking for the plugin
+    # (issue #26: a missing .otf2 path reported a missing plugin in the build tree)
+    "missing": "I/O error on .*traces.otf2: No such file",
     "anchor-truncated": "not a readable OTF2 anchor file",
     "anchor-garbage": "not a readable OTF2 anchor file",
     # an anchor declaring 352 million properties in 20 bytes: libotf2 would
