@@ -8,11 +8,12 @@
 //!   the small metadata blocks (header, category map, line-ID maps, tree
 //!   directory); tree nodes stay on disk until a query touches them, so opening
 //!   costs the same for a 1 KB and a 10 GB file (plus an index of the
-//!   directory, ~15 ms per 10⁵ nodes). (The usual mmap caveat applies: another
-//!   process truncating the file while it is mapped can make the process
-//!   fault; SLOG-2 files are written once and atomically renamed, so this does
-//!   not happen in practice. [`Slog2File::from_bytes`] reads from memory
-//!   instead.) Mapped pages are dropped from the process's RSS every 256 MiB
+//!   directory, ~15 ms per 10⁵ nodes). Another process may still truncate
+//!   or rewrite a mapped file (a `cp` over it): the mapping is guarded
+//!   ([`guard`]), so the query that runs into the change returns
+//!   [`Error::FileChanged`] instead of the process dying of SIGBUS.
+//!   [`Slog2File::from_bytes`] and [`Slog2File::read_from`] (pipes, devices:
+//!   read as far as the header's blocks reach) hold the file in memory. Mapped pages are dropped from the process's RSS every 256 MiB
 //!   of node walks, so random access over a huge file keeps RSS bounded.
 //! * **Window queries cost what they return** ([`index`]). Every drawable lies
 //!   inside the time box of the node that stores it (spec §10, invariant #16),
@@ -266,9 +267,9 @@ impl Slog2File {
             file.read_to_end(&mut v).map_err(io)?;
             Backing::Owned(v)
         } else {
-            // SAFETY: the map is read-only and never handed out mutably; the
-            // remaining hazard (the file being truncated by another process
-            // while mapped) is documented in the module docs.
+            // SAFETY: the map is read-only and never handed out mutably; a
+            // truncation by another process faults into `guard`'s handler,
+            // which keeps the range mapped (zero pages) and flags the map.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
             let stamp = Stamp::of(&file)
                 .ok_or_else(|| io(std::io::Error::other("cannot stat the file")))?;

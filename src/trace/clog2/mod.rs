@@ -426,8 +426,8 @@ impl Clog2Source<std::io::Empty> {
 
     pub fn open_with(path: &Path, opts: Clog2Options) -> Result<Self> {
         let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: the file is opened read-only; like the SLOG-2 reader, we
-        // assume nobody truncates an input while it is converted.
+        // SAFETY: the file is opened read-only; a truncation while it is
+        // converted is caught by the reader's guard (`read::guard`).
         let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
         let name = path.display().to_string();
         let mut reader = Clog2Reader::with_map(map)?;

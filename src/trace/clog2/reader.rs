@@ -860,8 +860,9 @@ impl Clog2Reader<std::io::Empty> {
     /// blocks are decoded where they lie in the page cache, without the
     /// copy `read` makes (an eighth of a conversion's CPU time).
     ///
-    /// Like every memory-mapped reader, it assumes the file is not
-    /// truncated while it is read.
+    /// The map is guarded (`read::guard`): a truncation while it is read
+    /// makes [`changed`](Self::changed) true and the reader fail, instead of
+    /// a SIGBUS.
     ///
     /// [`Clog2Source::open`]: super::Clog2Source::open
     pub fn with_map(map: memmap2::Mmap) -> Result<Self> {
