@@ -100,8 +100,8 @@ fn gzip_inputs_read_like_the_plain_ones() {
     let text = std::fs::read_to_string(common::fixture("trace-sample/data.txt")).unwrap();
     let cut = text.len() / 2;
     let cut = cut + text[cut..].find('\n').unwrap() + 1;
-    let mut two = gzip(text[..cut].as_bytes());
-    two.extend(gzip(text[cut..].as_bytes()));
+    let mut two = gzip(&text.as_bytes()[..cut]);
+    two.extend(gzip(&text.as_bytes()[cut..]));
     let f = dir.path().join("two-members.txt.gz");
     std::fs::write(&f, two).unwrap();
     let expected = all_records(

@@ -4,7 +4,7 @@
 //!
 //! A writer works on `.<target name>.slog2tmp-<pid>-<random>.partial` beside
 //! its target and holds an exclusive `flock` on it from its creation until
-//! it is renamed or removed ([`hold`]). Why: a writer killed outright
+//! it is renamed or removed (`hold`). Why: a writer killed outright
 //! (SIGKILL, power loss, a host program that exits without closing) cannot
 //! clean up after itself; the next writer of the same target lists the
 //! directory and removes the temporary files of that target that are
