@@ -157,7 +157,7 @@ def convert(work, slog2, timeorder, jar=None):
     r = run([slog2, "info", out, "--json"])
     info = json.loads(r.stdout) if r.returncode == 0 else fail("info: " + r.stderr)
     text = json.dumps(info)
-    for needle in ('"OTF2 locations"', '"rank"', '"thread"'):
+    for needle in ('"OTF2 locations"', '"rank"', '"thread"', '"node"', '"node_parent"'):
         if needle not in text:
             fail("info: y-map %s missing: %s" % (needle, text[:2000]))
     r = run([slog2, "check", out])
