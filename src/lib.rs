@@ -12,7 +12,9 @@
 //! - [`mod@format`]: the byte codec of every block;
 //! - [`mod@write`]: the one-pass tree writer (shadows, summaries, atomic output);
 //! - [`read`]: the memory-mapped reader (window queries, previews, popups, dump);
-//! - [`trace`]: trace sources and the converter.
+//! - [`trace`]: trace sources and the converter;
+//! - [`analysis`]: one-pass parallel folds over a time range's drawables and
+//!   the overview cube (Ocelotl's aggregation).
 //!
 //! The skins are crates of their own over this one: `slog2-capi` (the C ABI,
 //! built as libslog2.{so,a}), `slog2-jni` and the `slog2` CLI.
@@ -20,6 +22,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
+pub mod analysis;
 pub mod convert;
 pub(crate) mod cputime;
 pub mod error;
