@@ -73,11 +73,43 @@
 //! [`Cube`] is the overview's microscopic model `v[line][slice][category]`
 //! (metrics [`Metric::Duration`] and [`Metric::Count`]; see [`mod@cube`]).
 //! [`Cube::sum_over_lines`] is the slices × categories time profile.
+//!
+//! # Statistics (issue #30)
+//!
+//! [`Stats`] (profile per category and per line × category, with exclusive
+//! time; communication matrix; idle time; load imbalance) in one pass that
+//! knows which state each state is nested in ([`mod@nest`]); [`histogram`]s
+//! of durations and message sizes with the instances behind each bar;
+//! [`TimeProfile`] (the cube summed over lines); [`compare`] of two runs;
+//! [`partition_rows`] for Dask. All of them take a [`Scope`]: a window,
+//! clipped or whole states, and optionally a time partition whose partial
+//! results merge.
 
 pub mod cube;
 mod fold;
 mod lookup;
 mod walk;
+
+// Statistics of issue #30.
+pub mod comm;
+pub mod compare;
+pub mod histogram;
+pub mod idle;
+pub mod imbalance;
+mod keys;
+pub mod nest;
+pub mod partition;
+pub mod profile;
+pub mod scope;
+mod sparse;
+pub mod stats;
+pub mod timeprofile;
+pub use histogram::{Bins, Histogram, Instances, Measure, Spacing};
+pub use partition::partition_rows;
+pub use profile::{ProfileCell, ProfileRow};
+pub use scope::Scope;
+pub use stats::{Stats, StatsOptions};
+pub use timeprofile::TimeProfile;
 
 pub use cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 pub use fold::{fold, fold_parts, fold_seq, Accumulator};
