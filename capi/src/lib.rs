@@ -27,6 +27,7 @@
 //!   "bad argument".
 
 pub mod slog2;
+pub mod stats;
 pub mod trace;
 
 use std::borrow::Cow;
