@@ -10,8 +10,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod diff;
 mod query_out;
 mod signals;
+mod stats;
 
 use query_out::QueryOut;
 use slog2::convert::{convert, CheckOrder, ConvertOptions};
@@ -81,7 +83,9 @@ enum Cmd {
     },
     /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables);
     /// a CLOG2 (MPE) log is printed the way clog2print does.
-    Print { file: PathBuf },
+    Print {
+        file: PathBuf,
+    },
     /// Summarise a file: header, categories with their counts and ratios, y-maps, tree shape.
     Info {
         file: PathBuf,
@@ -121,6 +125,8 @@ enum Cmd {
         #[arg(long)]
         jar: Option<PathBuf>,
     },
+    Stats(stats::Args),
+    Diff(diff::Args),
     /// Validate structure and invariants. Exit code 0: valid (maybe with warnings); 1: invalid; 2: unreadable.
     Check {
         file: PathBuf,
@@ -268,6 +274,7 @@ fn main() -> ExitCode {
         Cmd::Print { file } | Cmd::Info { file, .. } | Cmd::Query { file, .. } => {
             Some(file.clone())
         }
+        Cmd::Stats(a) => Some(a.file.clone()),
         _ => None,
     };
     match run(cli) {
@@ -293,6 +300,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
     match cli.cmd {
+        Cmd::Stats(a) => stats::run(a),
+        Cmd::Diff(a) => diff::run(a),
         Cmd::Convert {
             input,
             output,
