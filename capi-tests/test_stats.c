@@ -64,9 +64,9 @@ static void profile(SLOG2_Stats st) {
     CHECK_EQ(SLOG2_Stats_count(st, SLOG2_STATS_PROFILE, &n), SLOG2_OK);
     CHECK_EQ(n, 4);
     int line[8], cat[8];
-    int64_t count[8];
+    int64_t count[8], timed[8];
     double incl[8], excl[8], mn[8], mean[8], mx[8];
-    SLOG2_Profile_columns c = {line, cat, count, incl, excl, mn, mean, mx};
+    SLOG2_Profile_columns c = {line, cat, count, incl, excl, mn, mean, mx, timed};
     /* Too small: nothing written, n_out = rows needed. */
     cat[0] = cat[1] = -77;
     CHECK_EQ(SLOG2_Stats_profile(st, 0, &n, &c, &pos, 1), SLOG2_ERR_ARRAY_TOO_SMALL);
@@ -78,6 +78,7 @@ static void profile(SLOG2_Stats st) {
     CHECK_EQ(pos, 4);
     CHECK_EQ(cat[0], 1);
     CHECK_EQ(count[0], 2);
+    CHECK_EQ(timed[0], 2);
     NEAR(incl[0], 5.0);
     NEAR(excl[0], 4.0);
     NEAR(mn[0], 1.0);
@@ -103,7 +104,7 @@ static void profile(SLOG2_Stats st) {
     CHECK_EQ(cat[4], 1);
     NEAR(excl[4], 1.0);
     /* NULL columns are skipped. */
-    SLOG2_Profile_columns only = {NULL, cat, NULL, NULL, NULL, NULL, NULL, NULL};
+    SLOG2_Profile_columns only = {NULL, cat, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     pos = 0;
     CHECK_EQ(SLOG2_Stats_profile(st, 1, &n, &only, &pos, 8), SLOG2_OK);
     CHECK_EQ(SLOG2_Stats_profile(st, 1, &n, NULL, &pos, 8), SLOG2_ERR_NULL_ARG);
@@ -261,10 +262,32 @@ static void partitions(SLOG2_File f) {
     int back = 0;
     for (int i = 0; i < 6; i++) back += cat[i] == 3 && t0[i] > t1[i] && l0[i] == 1;
     CHECK_EQ(back, 1);
+    /* Partition edges: -inf ... +inf, non-decreasing. */
+    double edges[5];
+    CHECK_EQ(SLOG2_Stats_partitions(f, 4, edges), SLOG2_OK);
+    CHECK(isinf(edges[0]) && edges[0] < 0 && isinf(edges[4]) && edges[4] > 0);
+    for (int i = 0; i < 4; i++) CHECK(edges[i] <= edges[i + 1]);
+    CHECK_EQ(SLOG2_Stats_partitions(f, 0, edges), SLOG2_ERR_BAD_ARG);
+    CHECK_EQ(SLOG2_Stats_partitions(f, 2, NULL), SLOG2_ERR_NULL_ARG);
     /* Partials add up: exclusive time of S1 over the two partitions. */
     SLOG2_Stats pa, pb;
     CHECK_EQ(SLOG2_Stats_open(f, &a, NULL, &pa), SLOG2_OK);
     CHECK_EQ(SLOG2_Stats_open(f, &b, NULL, &pb), SLOG2_OK);
+    double excl_s1 = 0;
+    int64_t msgs = 0;
+    for (int k = 0; k < 2; k++) {
+        int pc[8], pn = 0, pp = 0;
+        int64_t pcount[8];
+        double pex[8];
+        SLOG2_Profile_columns pcol = {NULL, pc, pcount, NULL, pex, NULL, NULL, NULL, NULL};
+        CHECK_EQ(SLOG2_Stats_profile(k ? pb : pa, 0, &pn, &pcol, &pp, 8), SLOG2_OK);
+        for (int i = 0; i < pn; i++) {
+            if (pc[i] == 1) excl_s1 += pex[i];
+            if (pc[i] == 3) msgs += pcount[i];
+        }
+    }
+    NEAR(excl_s1, 4.0);
+    CHECK_EQ(msgs, 2);
     CHECK_EQ(SLOG2_Stats_close(&pa), SLOG2_OK);
     CHECK_EQ(SLOG2_Stats_close(&pb), SLOG2_OK);
     SLOG2_Stats_scope bad = {3.0, 1.0, 0, 0, 0, 0};

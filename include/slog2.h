@@ -399,6 +399,11 @@ typedef struct SLOG2_Profile_columns {
   double *min;
   double *mean;
   double *max;
+  /*
+   Primitives among `count` (the mean's denominator; what partial
+   results of partitions add to recompute the mean).
+   */
+  int64_t *timed;
 } SLOG2_Profile_columns;
 
 /*
@@ -1203,6 +1208,19 @@ int SLOG2_Stats_histogram_instances(SLOG2_File fp, const struct SLOG2_Stats_scop
  `slices * cat_max` doubles.
  */
 int SLOG2_Stats_time_profile(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, int slices, int *n_categories, int *categories, double *values, int cat_max);
+
+/*
+ Cut the time axis into `n` partitions of about equal work for
+ SLOG2_Stats_scope.part0/part1 (the leaves' bytes by time): `edges`
+ gets `n + 1` values, the first -inf and the last +inf, non-decreasing
+ (a partition may be empty). Every drawable starts in exactly one
+ `[edges[k], edges[k + 1])`. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (n < 1), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `edges` NULL or valid for `n + 1` doubles.
+ */
+int SLOG2_Stats_partitions(SLOG2_File fp, int n, double *edges);
 
 /*
  The rows of the drawables `scope` selects (its partition, if any: each

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The Python suite (python/tests, pytest) against the release library.
-# Creates target/pyvenv once, installs numpy/pandas/matplotlib/pytest into it
+# Creates target/pyvenv once, installs numpy/pandas/matplotlib/pytest and the
+# optional Dask extras (dask[dataframe], distributed: the slog2.dask tests start
+# a real LocalCluster, so they must run here, not be skipped) into it
 # (pip's cache makes reruns cheap; nothing is reinstalled when present), installs
 # ./python (pip install, as a user would), and runs pytest. pytest exits 5 when
 # it collects no test and the suite's conftest fails the run on any skip, so a
@@ -14,8 +16,9 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 py="$venv/bin/python"
-if ! "$py" -c "import numpy, pandas, matplotlib, pytest" 2>/dev/null; then
-  "$py" -m pip install -q --disable-pip-version-check numpy pandas matplotlib pytest
+if ! "$py" -c "import numpy, pandas, matplotlib, pytest, dask.dataframe, distributed" 2>/dev/null; then
+  "$py" -m pip install -q --disable-pip-version-check numpy pandas matplotlib pytest \
+    "dask[dataframe]" distributed
 fi
 "$py" -m pip install -q --disable-pip-version-check --no-deps --force-reinstall ./python
 rm -rf python/build python/slog2.egg-info

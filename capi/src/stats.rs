@@ -273,6 +273,9 @@ pub struct SLOG2_Profile_columns {
     pub min: *mut f64,
     pub mean: *mut f64,
     pub max: *mut f64,
+    /// Primitives among `count` (the mean's denominator; what partial
+    /// results of partitions add to recompute the mean).
+    pub timed: *mut i64,
 }
 
 /// The profile rows, per category (`by_line` 0; by category index) or per
@@ -313,7 +316,8 @@ pub unsafe extern "C" fn SLOG2_Stats_profile(
                 put(c.exclusive, p, r.clone().map(|x| x.cell.exclusive));
                 put(c.min, p, r.clone().map(|x| x.cell.min_or_nan()));
                 put(c.mean, p, r.clone().map(|x| x.cell.mean()));
-                put(c.max, p, r.map(|x| x.cell.max_or_nan()));
+                put(c.max, p, r.clone().map(|x| x.cell.max_or_nan()));
+                put(c.timed, p, r.map(|x| x.cell.timed as i64));
             })
         }
     })
@@ -739,6 +743,39 @@ pub unsafe extern "C" fn SLOG2_Stats_time_profile(
             put(categories, 0, tp.categories.iter().copied());
             put(values, 0, tp.values.iter().copied());
         }
+        Ok(SLOG2_OK)
+    })
+}
+
+/// Cut the time axis into `n` partitions of about equal work for
+/// SLOG2_Stats_scope.part0/part1 (the leaves' bytes by time): `edges`
+/// gets `n + 1` values, the first -inf and the last +inf, non-decreasing
+/// (a partition may be empty). Every drawable starts in exactly one
+/// `[edges[k], edges[k + 1])`. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_ARG (n < 1), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `edges` NULL or valid for `n + 1` doubles.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Stats_partitions(
+    fp: SLOG2_File,
+    n: c_int,
+    edges: *mut f64,
+) -> c_int {
+    with_file(fp, |file| {
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| fail(SLOG2_ERR_BAD_ARG, "partitions: n must be >= 1"))?;
+        if edges.is_null() {
+            return Err(fail(
+                super::slog2::SLOG2_ERR_NULL_ARG,
+                "NULL argument: edges",
+            ));
+        }
+        let e = ::slog2::analysis::partition::partition_edges(file, n);
+        // SAFETY: `edges` holds n + 1 doubles (caller).
+        unsafe { put(edges, 0, e.into_iter()) };
         Ok(SLOG2_OK)
     })
 }

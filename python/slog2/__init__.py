@@ -21,6 +21,7 @@ from ._errors import (
     ParseError,
 )
 from ._reader import Category, File, Rows, Tree, Weights, YMap, open
+from ._stats import Stats, compare, compare_time_profiles
 from ._writer import Writer, encode_info
 
 __version__ = "0.1.0"
@@ -29,13 +30,14 @@ __all__ = [
     "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Writer", "encode_info",
     "Error", "FormatError", "OrderError", "ClosedError", "ArgumentError", "LibIOError",
     "ParseError", "InvalidDrawableError",
-    "lib_path", "trace", "plot",
+    "lib_path", "trace", "plot", "Stats", "compare", "compare_time_profiles", "dask",
 ]
 
 
 def __getattr__(name):
-    # slog2.trace and slog2.plot load on first use (plot imports matplotlib).
-    if name in ("trace", "plot"):
+    # slog2.trace, slog2.plot and slog2.dask load on first use (plot imports
+    # matplotlib, dask the optional dask[dataframe] and distributed).
+    if name in ("trace", "plot", "dask"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -29,6 +29,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import check, error
+from ._stats import StatsMixin
 
 L = _lib.lib
 
@@ -275,7 +276,7 @@ def _empty_rows(file, t0, t1, depth) -> Rows:
     return r
 
 
-class File:
+class File(StatsMixin):
     """An SLOG-2 file open for reading (use :func:`slog2.open`)."""
 
     MIN_ROWS = 1024

@@ -266,3 +266,7 @@ def durations(file: Union[str, os.PathLike, File], category: Union[int, str], bi
     finally:
         if own:
             f.close()
+
+
+# Pictures of the statistics (issue #30): the library computes, these draw.
+from ._statplot import comm_heatmap, histogram, message_histogram, time_profile  # noqa: E402,F401

@@ -100,3 +100,41 @@ pub fn partition_rows(file: &Slog2File, scope: &Scope) -> Result<Rows> {
     )?;
     Ok(rows)
 }
+
+/// `n + 1` edges cutting the time axis into `n` partitions of about equal
+/// work — the bytes of the leaves whose middle lies in each — for
+/// [`Scope::part`]: the first edge is -inf, the last +inf, the others
+/// non-decreasing cut times (a partition may be empty). Every drawable
+/// starts in exactly one partition.
+pub fn partition_edges(file: &Slog2File, n: usize) -> Vec<f64> {
+    let n = n.max(1);
+    let mut leaves: Vec<(f64, f64)> = file
+        .directory()
+        .iter()
+        .filter(|e| e.id.depth == 0 && !e.time_box.start.is_nan() && !e.time_box.end.is_nan())
+        .map(|e| {
+            (
+                0.5 * (e.time_box.start + e.time_box.end),
+                f64::from(e.ptr.size.max(0)),
+            )
+        })
+        .collect();
+    leaves.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = leaves.iter().map(|l| l.1).sum();
+    let mut edges = vec![f64::NEG_INFINITY];
+    let (mut acc, mut k) = (0.0, 1);
+    for w in leaves.windows(2) {
+        acc += w[0].1;
+        while k < n && total > 0.0 && acc >= total * k as f64 / n as f64 {
+            // Cut between the two leaves' middles.
+            edges.push(0.5 * (w[0].0 + w[1].0));
+            k += 1;
+        }
+    }
+    let last = leaves.last().map_or(0.0, |l| l.0);
+    while edges.len() < n {
+        edges.push(last);
+    }
+    edges.push(f64::INFINITY);
+    edges
+}
