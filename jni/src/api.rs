@@ -30,7 +30,7 @@ fn registry() -> &'static Registry<Slog2File> {
     R.get_or_init(Registry::new)
 }
 
-fn file(h: jlong) -> JResult<Arc<Slog2File>> {
+pub(crate) fn file(h: jlong) -> JResult<Arc<Slog2File>> {
     registry().get(h).ok_or_else(|| {
         Fail::Lib(format!(
             "slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"

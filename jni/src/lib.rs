@@ -36,6 +36,7 @@ use jni::JNIEnv;
 
 pub mod api;
 pub mod inputlog;
+pub mod stats;
 
 /// Why a native failed.
 pub(crate) enum Fail {
