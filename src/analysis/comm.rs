@@ -28,11 +28,14 @@
 //! An arrow goes from its first vertex's line to its last vertex's line,
 //! whatever the direction in time (arrows backwards in time count the same).
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use crate::model::{Category, Topology};
 use crate::read::Slog2File;
 
+use super::keys::Keys;
 use super::lookup::Lookup;
 use super::walk::PrimitiveRef;
 
@@ -189,18 +192,57 @@ pub struct CommRow {
     pub bytes: Option<i64>,
 }
 
-/// The matrix accumulator (mergeable).
+/// Largest dense matrix (cells); beyond it cells are hashed.
+const DENSE_CELLS: usize = 1 << 22;
+
+/// The matrix accumulator (mergeable): cells of declared lines and arrow
+/// categories in a dense `[from][to][category]` array, the others hashed.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Comm {
+    keys: Option<(Arc<Keys>, Arc<Keys>)>,
+    dense: Vec<CommCell>,
     cells: FxHashMap<(i32, i32, i32), CommCell>,
-    /// One-entry cache of the last cell's key (runs of arrows between the
+    /// One-entry cache of the last hashed cell (runs of arrows between the
     /// same pair are common).
     last: Option<((i32, i32, i32), CommCell)>,
 }
 
 impl Comm {
+    /// A matrix with dense cells over `lines` × `lines` × `arrow_cats`
+    /// (when that is small enough).
+    pub fn new(lines: Arc<Keys>, arrow_cats: Arc<Keys>) -> Comm {
+        let n = lines
+            .len()
+            .saturating_mul(lines.len())
+            .saturating_mul(arrow_cats.len());
+        if n == 0 || n > DENSE_CELLS {
+            return Comm::default();
+        }
+        Comm {
+            keys: Some((lines, arrow_cats)),
+            dense: vec![CommCell::default(); n],
+            ..Default::default()
+        }
+    }
+
+    #[inline(always)]
+    fn dense_index(&self, p: &PrimitiveRef<'_>) -> Option<usize> {
+        let (l, c) = self.keys.as_ref()?;
+        let (a, b, k) = (l.get(p.line0)?, l.get(p.line1)?, c.get(p.category)?);
+        Some((a * l.len() + b) * c.len() + k)
+    }
+
     #[inline(always)]
     pub fn add(&mut self, p: &PrimitiveRef<'_>, size: Option<i64>) {
+        if let Some(i) = self.dense_index(p) {
+            let c = &mut self.dense[i];
+            c.count += 1;
+            if let Some(s) = size {
+                c.sized += 1;
+                c.bytes = c.bytes.saturating_add(s);
+            }
+            return;
+        }
         let key = (p.line0, p.line1, p.category);
         let c = match &mut self.last {
             Some((k, c)) if *k == key => c,
@@ -227,8 +269,30 @@ impl Comm {
     pub fn merge(&mut self, mut other: Comm) {
         self.settle();
         other.settle();
+        if self.dense.len() == other.dense.len() {
+            for (a, b) in self.dense.iter_mut().zip(other.dense) {
+                add_cell(a, b);
+            }
+        } else {
+            other.spill();
+            self.spill();
+        }
         for (k, c) in other.cells {
             add_cell(self.cells.entry(k).or_default(), c);
+        }
+    }
+
+    /// Move the dense cells into the hash map.
+    fn spill(&mut self) {
+        if let Some((l, c)) = self.keys.take() {
+            let dense = std::mem::take(&mut self.dense);
+            let (nl, nc) = (l.len(), c.len());
+            for (i, x) in dense.into_iter().enumerate() {
+                if x.count > 0 {
+                    let key = (l.ids[i / (nl * nc)], l.ids[(i / nc) % nl], c.ids[i % nc]);
+                    add_cell(self.cells.entry(key).or_default(), x);
+                }
+            }
         }
     }
 
@@ -253,6 +317,7 @@ impl Comm {
     /// The rows, by (from, to, category).
     pub fn rows(mut self) -> Vec<CommRow> {
         self.settle();
+        self.spill();
         let mut v: Vec<CommRow> = self
             .cells
             .into_iter()

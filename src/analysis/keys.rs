@@ -21,19 +21,52 @@ const DENSE_CELLS: usize = 1 << 22;
 #[derive(Debug, Clone)]
 pub(crate) struct Keys {
     pub ids: Vec<i32>,
+    /// Position of `id - min` (`NONE`: absent), when the IDs span few values.
+    dense: Vec<u32>,
+    min: i32,
+    /// Otherwise.
     pos: Lookup<u32>,
 }
+
+const NONE: u32 = u32::MAX;
+/// Widest span of IDs kept in `dense`.
+const DENSE_SPAN: i64 = 1 << 20;
 
 impl Keys {
     pub fn new(mut ids: Vec<i32>) -> Keys {
         ids.sort_unstable();
         ids.dedup();
+        let (min, max) = (
+            ids.first().copied().unwrap_or(0),
+            ids.last().copied().unwrap_or(-1),
+        );
+        let span = i64::from(max) - i64::from(min) + 1;
+        let mut dense = Vec::new();
+        if !ids.is_empty() && span <= DENSE_SPAN {
+            dense = vec![NONE; span as usize];
+            for (i, &k) in ids.iter().enumerate() {
+                dense[(i64::from(k) - i64::from(min)) as usize] = i as u32;
+            }
+        }
         let pos = Lookup::new(ids.iter().enumerate().map(|(i, &k)| (k, i as u32)));
-        Keys { ids, pos }
+        Keys {
+            ids,
+            dense,
+            min,
+            pos,
+        }
     }
 
     #[inline(always)]
     pub fn get(&self, id: i32) -> Option<usize> {
+        if !self.dense.is_empty() {
+            let i = id.wrapping_sub(self.min) as u32 as usize;
+            // An ID below `min` wraps to a huge index: out of range too.
+            return match self.dense.get(i) {
+                Some(&p) if p != NONE && i64::from(id) >= i64::from(self.min) => Some(p as usize),
+                _ => None,
+            };
+        }
         self.pos.get(id).map(|p| p as usize)
     }
 
@@ -92,6 +125,16 @@ impl<T: Default + Clone> Table<T> {
             return None;
         }
         Some(line_pos? * self.cats.len() + self.cats.get(cat)?)
+    }
+
+    /// The dense cell index from a line position and a category position
+    /// (`u32::MAX`: undeclared).
+    #[inline(always)]
+    pub fn index_of(&self, line_pos: Option<usize>, cat_pos: u32) -> Option<usize> {
+        if self.dense.is_empty() || cat_pos == u32::MAX {
+            return None;
+        }
+        Some(line_pos? * self.cats.len() + cat_pos as usize)
     }
 
     #[inline(always)]

@@ -57,6 +57,7 @@
 //! [`NestVisitor::primitive`] and [`NestVisitor::composite`] as in a fold.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -65,6 +66,7 @@ use crate::error::Result;
 use crate::model::Topology;
 use crate::read::Slog2File;
 
+use super::keys::{file_keys, Keys};
 use super::scope::Scope;
 use super::sparse::walk_sparse;
 use super::walk::{chunks, walk_nodes, CompositeRef, PrimitiveRef, Range, Topologies, Visitor};
@@ -82,8 +84,13 @@ pub struct StateRef {
     pub duration: f64,
     /// Category of the state it is nested in (module docs), if any.
     pub parent: Option<i32>,
-    /// Category of the composite it is a member of.
-    pub composite: Option<i32>,
+    /// Positions of `line`, `category` and the parent's category among the
+    /// file's declared lines and categories (`keys::file_keys`), `u32::MAX`
+    /// when undeclared or absent: what lets a statistic find its table cell
+    /// without looking keys up.
+    pub line_pos: u32,
+    pub cat_pos: u32,
+    pub parent_pos: u32,
 }
 
 /// What a nesting-aware statistic does with the selected drawables. Partial
@@ -113,7 +120,8 @@ struct St {
     /// Place in the file (node position, offset): the last tie-break.
     uid: u64,
     member: i32,
-    composite: i32,
+    /// Position of `category` among the file's categories (`NONE`: none).
+    cpos: u32,
     /// Leaf sweep: the state below on its line's stack.
     below: u32,
 }
@@ -281,6 +289,7 @@ fn collect_states<V, I>(
     scope: &Scope,
     nodes: &[u32],
     sparse: bool,
+    keys: &(Arc<Keys>, Arc<Keys>),
     init: &I,
 ) -> Result<(Vec<St>, V)>
 where
@@ -306,6 +315,7 @@ where
         .try_fold(
             || Collect {
                 scope: *scope,
+                cats: &keys.1,
                 states: Vec::new(),
                 v: init(),
             },
@@ -318,7 +328,7 @@ where
                 Ok(c)
             },
         )
-        .map(|c: Result<Collect<V>>| c.map(|c| (c.states, c.v)))
+        .map(|c: Result<Collect<'_, V>>| c.map(|c| (c.states, c.v)))
         .try_reduce(
             || (Vec::new(), init()),
             |mut a, b| {
@@ -330,7 +340,7 @@ where
 }
 
 #[inline(always)]
-fn st_of(p: &PrimitiveRef<'_>) -> Option<St> {
+fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
     if p.start.is_nan() || p.end.is_nan() {
         return None;
     }
@@ -342,22 +352,23 @@ fn st_of(p: &PrimitiveRef<'_>) -> Option<St> {
         line: p.line0,
         uid: (u64::from(p.at.node) << 32) | u64::from(p.at.offset),
         member: p.at.member,
-        composite: p.composite.unwrap_or(i32::MIN),
+        cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
         below: NONE,
     })
 }
 
-struct Collect<V> {
+struct Collect<'k, V> {
     scope: Scope,
+    cats: &'k Keys,
     states: Vec<St>,
     v: V,
 }
 
-impl<V: NestVisitor> Visitor for Collect<V> {
+impl<V: NestVisitor> Visitor for Collect<'_, V> {
     #[inline(always)]
     fn primitive(&mut self, p: &PrimitiveRef<'_>) {
         if p.topology == Topology::State {
-            if let Some(s) = st_of(p) {
+            if let Some(s) = st_of(p, self.cats) {
                 self.states.push(s);
             }
         } else if self.scope.selects(p.start, p.end) {
@@ -373,7 +384,7 @@ impl<V: NestVisitor> Visitor for Collect<V> {
 }
 
 #[inline(always)]
-fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, parent: Option<i32>) {
+fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<&St>) {
     if scope.selects(s.start, s.end) {
         v.state(&StateRef {
             category: s.category,
@@ -381,10 +392,16 @@ fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, parent: Option<i32>) {
             start: s.start,
             end: s.end,
             duration: scope.duration(s.start, s.end),
-            parent,
-            composite: (s.composite != i32::MIN).then_some(s.composite),
+            parent: parent.map(|p| p.category),
+            line_pos,
+            cat_pos: s.cpos,
+            parent_pos: parent.map_or(NONE, |p| p.cpos),
         });
     }
+}
+
+fn line_pos(keys: &(Arc<Keys>, Arc<Keys>), line: i32) -> u32 {
+    keys.0.get(line).map_or(NONE, |l| l as u32)
 }
 
 /// The general mode: every state in `G`.
@@ -393,13 +410,15 @@ where
     V: NestVisitor,
     I: Fn() -> V + Sync + Send,
 {
+    let keys = file_keys(file);
     let (nodes, _) = selected_nodes(file, scope, true);
-    let (states, mut v) = collect_states(file, scope, &nodes, false, init)?;
+    let (states, mut v) = collect_states(file, scope, &nodes, false, &keys, init)?;
     let g = GIndex::build(states);
     for gl in &g.lines {
+        let lp = gl.states.first().map_or(NONE, |s| line_pos(&keys, s.line));
         for (s, &p) in gl.states.iter().zip(&gl.gpar) {
-            let parent = (p != NONE).then(|| gl.states[p as usize].category);
-            emit(&mut v, scope, s, parent);
+            let parent = (p != NONE).then(|| &gl.states[p as usize]);
+            emit(&mut v, scope, s, lp, parent);
         }
     }
     Ok(v)
@@ -412,13 +431,15 @@ where
     V: NestVisitor,
     I: Fn() -> V + Sync + Send,
 {
+    let keys = file_keys(file);
     let (inner, leaf_nodes) = selected_nodes(file, scope, false);
-    let (states, mut v) = collect_states(file, scope, &inner, true, init)?;
+    let (states, mut v) = collect_states(file, scope, &inner, true, &keys, init)?;
     let g = GIndex::build(states);
 
     // Step 2: foreign entries to their leaf, the others emitted now.
     let mut foreign: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
     for (li, gl) in g.lines.iter().enumerate() {
+        let lp = gl.states.first().map_or(NONE, |s| line_pos(&keys, s.line));
         for (k, s) in gl.states.iter().enumerate() {
             if let Some(leaf) = leaves.holding(s.start, s.end) {
                 foreign.entry(leaf).or_default().push((li as u32, k as u32));
@@ -429,7 +450,8 @@ where
                 &mut v,
                 scope,
                 s,
-                (p != NONE).then(|| gl.states[p as usize].category),
+                lp,
+                (p != NONE).then(|| &gl.states[p as usize]),
             );
         }
     }
@@ -444,6 +466,7 @@ where
         g: &g,
         foreign: &foreign,
         dir,
+        keys: &keys,
     };
     let (w, broken, mut flushed) = runs
         .par_iter()
@@ -481,11 +504,14 @@ where
         for &(li, k) in &foreign[&leaf] {
             let gl = &g.lines[li as usize];
             let p = gl.gpar[k as usize];
+            let s = &gl.states[k as usize];
+            let lp = line_pos(&keys, s.line);
             emit(
                 &mut v,
                 scope,
-                &gl.states[k as usize],
-                (p != NONE).then(|| gl.states[p as usize].category),
+                s,
+                lp,
+                (p != NONE).then(|| &gl.states[p as usize]),
             );
         }
     }
@@ -497,6 +523,7 @@ struct LeafCtx<'a> {
     g: &'a GIndex,
     foreign: &'a FxHashMap<u32, Vec<(u32, u32)>>,
     dir: &'a [crate::format::DirEntry],
+    keys: &'a (Arc<Keys>, Arc<Keys>),
 }
 
 /// Per line, during one leaf's sweep.
@@ -504,6 +531,8 @@ struct LeafCtx<'a> {
 struct Slot {
     /// Line array in `G` (`NONE`: none; `UNSET`: not looked up yet).
     gl: u32,
+    /// Position of the line among the file's declared lines.
+    lpos: u32,
     /// Leaf sweep the fields below belong to.
     stamp: u32,
     top: u32,
@@ -518,6 +547,7 @@ impl Default for Slot {
     fn default() -> Slot {
         Slot {
             gl: UNSET,
+            lpos: NONE,
             stamp: 0,
             top: NONE,
             gn: UNSET,
@@ -614,6 +644,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             };
             if slot.gl == UNSET {
                 slot.gl = g.of_line.get(&s.line).copied().unwrap_or(NONE);
+                slot.lpos = line_pos(ctx.keys, s.line);
             }
             if slot.stamp != stamp {
                 slot.stamp = stamp;
@@ -625,10 +656,10 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             while top != NONE && !contains(&buf[top as usize], &s) {
                 top = buf[top as usize].below;
             }
-            let local = (top != NONE).then(|| buf[top as usize]);
+            let local = (top != NONE).then_some(top as usize);
             // Last container in G, if later than the local one: only G
             // entries starting at or after the local one can be.
-            let mut parent = local.map(|p| p.category);
+            let mut gpar: Option<&St> = None;
             if slot.gl != NONE {
                 let gl = &g.lines[slot.gl as usize];
                 let st = &gl.states;
@@ -641,7 +672,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
                     n += 1;
                 }
                 slot.gn = n as u32;
-                let floor = local.map_or(f64::NEG_INFINITY, |p| p.start);
+                let floor = local.map_or(f64::NEG_INFINITY, |p| buf[p].start);
                 let mut j = n as u32;
                 j = if j == 0 { NONE } else { j - 1 };
                 while j != NONE {
@@ -650,17 +681,19 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
                         break;
                     }
                     if contains(q, &s) {
-                        if local.is_none_or(|p| before(&p, q)) {
-                            parent = Some(q.category);
+                        if local.is_none_or(|p| before(&buf[p], q)) {
+                            gpar = Some(q);
                         }
                         break;
                     }
                     j = gl.gpar[j as usize];
                 }
             }
-            buf[i].below = top;
+            let lpos = slot.lpos;
             slot.top = i as u32;
-            emit(&mut self.v, &scope, &s, parent);
+            let parent = gpar.or(local.map(|p| &buf[p]));
+            emit(&mut self.v, &scope, &s, lpos, parent);
+            buf[i].below = top;
         }
         buf.clear();
         self.buf = buf;
@@ -678,7 +711,9 @@ impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
             }
             return;
         }
-        let Some(s) = st_of(p) else { return };
+        let Some(s) = st_of(p, &self.ctx.keys.1) else {
+            return;
+        };
         if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
             self.broken = true;
         }

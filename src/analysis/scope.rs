@@ -115,7 +115,14 @@ impl Scope {
     #[inline(always)]
     pub fn duration(&self, start: f64, end: f64) -> f64 {
         if self.clip {
-            (end.min(self.t1) - start.max(self.t0)).max(0.0)
+            let s = if start > self.t0 { start } else { self.t0 };
+            let e = if end < self.t1 { end } else { self.t1 };
+            let d = e - s;
+            if d > 0.0 {
+                d
+            } else {
+                0.0
+            }
         } else {
             end - start
         }

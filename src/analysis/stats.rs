@@ -90,8 +90,15 @@ impl Stats {
             waits: &waits,
             has_wait: !wait.is_empty(),
         };
+        let arrows = Arc::new(Keys::new(
+            file.categories()
+                .iter()
+                .filter(|c| !c.is_preview() && c.topology == Topology::Arrow)
+                .map(|c| c.index)
+                .collect(),
+        ));
         let acc = walk_nested_mode(file, scope, general, || {
-            Acc::new(&ctx, lines.clone(), cats.clone())
+            Acc::new(&ctx, lines.clone(), cats.clone(), arrows.clone())
         })?;
         let mut state_categories: Vec<i32> = file
             .categories()
@@ -192,14 +199,14 @@ struct Acc<'a> {
 }
 
 impl<'a> Acc<'a> {
-    fn new(ctx: &'a Ctx<'a>, lines: Arc<Keys>, cats: Arc<Keys>) -> Acc<'a> {
+    fn new(ctx: &'a Ctx<'a>, lines: Arc<Keys>, cats: Arc<Keys>, arrows: Arc<Keys>) -> Acc<'a> {
         let n = lines.len();
         Acc {
             ctx,
+            comm: Comm::new(lines.clone(), arrows),
             profile: ProfileAcc {
                 table: Table::new(lines, cats),
             },
-            comm: Comm::default(),
             idle: vec![IdleCell::default(); n],
             idle_extra: FxHashMap::default(),
             seen: BTreeSet::new(),
@@ -255,14 +262,14 @@ impl NestVisitor for Acc<'_> {
     #[inline(always)]
     fn state(&mut self, s: &StateRef) {
         let d = s.duration;
-        let lp = self.profile.table.lines.get(s.line);
+        let lp = (s.line_pos != u32::MAX).then_some(s.line_pos as usize);
         self.see(lp, s.line);
         let t = &mut self.profile.table;
-        let i = t.index(lp, s.category);
+        let i = t.index_of(lp, s.cat_pos);
         t.at(i, s.line, s.category).add(d, d);
         match s.parent {
             Some(pc) => {
-                let i = t.index(lp, pc);
+                let i = t.index_of(lp, s.parent_pos);
                 t.at(i, s.line, pc).exclusive -= d;
             }
             None => self.idle_cell(lp, s.line).busy += d,
