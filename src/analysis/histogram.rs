@@ -353,7 +353,8 @@ pub fn histogram(
 
 /// Bins of `n` between the measured values' extremes when `lo`/`hi` are
 /// not given (a first pass); log bins start at the smallest positive value
-/// when `lo` is not given. `None` when the scope has no value to bin.
+/// when `lo` is not given. `None` when the scope has no value to bin (log
+/// bins: no positive value).
 pub fn auto_bins(
     file: &Slog2File,
     scope: &Scope,
@@ -371,8 +372,12 @@ pub fn auto_bins(
             };
             let mut mn = lo.unwrap_or(mn);
             let mx = hi.unwrap_or(mx);
-            if spacing == Spacing::Log && mn <= 0.0 {
-                mn = positive_min(file, scope, measure)?.unwrap_or(mx);
+            if spacing == Spacing::Log && mn <= 0.0 && lo.is_none() {
+                // Log bins start at the smallest positive value; none: nothing to bin.
+                match positive_min(file, scope, measure)? {
+                    Some(p) => mn = p,
+                    None => return Ok(None),
+                }
             }
             (mn, mx.max(mn))
         }
