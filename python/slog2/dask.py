@@ -57,8 +57,9 @@ from ._reader import open as _open
 PathLike = Union[str, os.PathLike]
 Paths = Union[PathLike, Sequence[PathLike]]
 
-#: Bytes of file per partition when ``partitions="auto"``.
-AUTO_PARTITION_BYTES = 256 << 20
+#: Bytes of file per partition when ``partitions="auto"`` (few partitions: each one re-reads
+#: the inner tree nodes over its range, BENCHMARKS.md "Statistics").
+AUTO_PARTITION_BYTES = 2 << 30
 
 
 def _paths(paths: Paths) -> List[str]:
@@ -72,7 +73,7 @@ def _paths(paths: Paths) -> List[str]:
 
 def plan(paths: Paths, partitions: Union[int, str] = "auto") -> List[Tuple[int, str, float, float]]:
     """The tasks: ``(file number, path, a, b)`` for each time partition ``[a, b)``
-    of each file (``partitions`` per file, or ``"auto"``: one per 256 MiB)."""
+    of each file (``partitions`` per file, or ``"auto"``: one per 2 GiB)."""
     out = []
     for i, p in enumerate(_paths(paths)):
         if partitions == "auto":
@@ -167,8 +168,9 @@ def profile(paths: Paths, t0=None, t1=None, *, by_line: bool = False, whole: boo
                  "max": np.float64, "timed": np.int64})
     ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
     keys = _keys(ps, by_file, by_line)
+    # split_out=1: a tree reduction of the partials (small), not a shuffle.
     agg = ddf.groupby(keys).agg({"count": "sum", "timed": "sum", "inclusive": "sum",
-                                 "exclusive": "sum", "min": "min", "max": "max"})
+                                 "exclusive": "sum", "min": "min", "max": "max"}, split_out=1)
     df = _compute(agg, client).reset_index()
     df = df[(df["count"] > 0) | (df["exclusive"] != 0)]
     df["mean"] = np.where(df["timed"] > 0, df["inclusive"] / df["timed"].where(df["timed"] > 0, 1),
@@ -201,7 +203,7 @@ def comm_matrix(paths: Paths, t0=None, t1=None, *, whole: bool = False, by_file:
     ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
     keys = (["file"] if by_file else []) + ["from_line", "to_line"]
     keys += ["category", "name"] if (len(ps) == 1 or by_file) else ["name"]
-    df = _compute(ddf.groupby(keys)[["count", "bytes", "sized"]].sum(), client).reset_index()
+    df = _compute(ddf.groupby(keys)[["count", "bytes", "sized"]].sum(split_out=1), client).reset_index()
     df = df.sort_values(keys).reset_index(drop=True)
     df["bytes"] = pd.array(df["bytes"], dtype="Int64")
     df.loc[df["sized"] == 0, "bytes"] = pd.NA
@@ -259,7 +261,7 @@ def _histogram(paths, category, sizes, bins, t0, t1, log, lo, hi, whole, partiti
              for i, p, a, b in parts]
     ddf = dd.from_delayed(tasks, meta=_meta(_HIST_META), verify_meta=False)
     agg = ddf.groupby("bin").agg({"count": "sum", "sum": "sum", "lo": "first", "hi": "first",
-                                  "no_size": "sum"})
+                                  "no_size": "sum"}, split_out=1)
     r = _compute(agg, client).reset_index().sort_values("bin")
     inside = r[(r["bin"] >= 0) & (r["bin"] < bins)].reset_index(drop=True)
     df = inside[["bin", "lo", "hi", "count", "sum"]].copy()
@@ -309,7 +311,7 @@ def time_profile(paths: Paths, slices: int = 20, t0=None, t1=None, *,
             "time": np.float64}
     ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
     r = _compute(ddf.groupby(["slice", "name"]).agg({"time": "sum", "start": "first",
-                                                     "end": "first"}), client).reset_index()
+                                                     "end": "first"}, split_out=1), client).reset_index()
     wide = r.pivot(index="slice", columns="name", values="time").fillna(0.0)
     edges = r.groupby("slice")[["start", "end"]].first()
     wide.insert(0, "start", edges["start"])
