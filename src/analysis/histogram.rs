@@ -285,6 +285,12 @@ pub fn value_range(
     scope: &Scope,
     measure: Measure,
 ) -> Result<Option<(u64, f64, f64)>> {
+    Ok(extremes(file, scope, measure)?.map(|r| (r.n, r.min, r.max)))
+}
+
+/// Count, minimum, maximum and smallest positive value of the measured
+/// values, in one pass.
+fn extremes(file: &Slog2File, scope: &Scope, measure: Measure) -> Result<Option<RangeOut>> {
     scope.check()?;
     let sizes = SizeFields::new(file);
     let meter = Meter {
@@ -294,18 +300,26 @@ pub fn value_range(
     };
     let r = fold(file, scope.fold_range(), || RangeAcc {
         meter: &meter,
-        n: 0,
-        min: f64::INFINITY,
-        max: f64::NEG_INFINITY,
+        r: RangeOut {
+            n: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            pos_min: f64::INFINITY,
+        },
     })?;
-    Ok((r.n > 0).then_some((r.n, r.min, r.max)))
+    Ok((r.r.n > 0).then_some(r.r))
+}
+
+struct RangeOut {
+    n: u64,
+    min: f64,
+    max: f64,
+    pos_min: f64,
 }
 
 struct RangeAcc<'a> {
     meter: &'a Meter<'a>,
-    n: u64,
-    min: f64,
-    max: f64,
+    r: RangeOut,
 }
 
 impl Visitor for RangeAcc<'_> {
@@ -313,9 +327,13 @@ impl Visitor for RangeAcc<'_> {
     fn primitive(&mut self, p: &PrimitiveRef<'_>) {
         if let Some(Some(v)) = self.meter.value(p) {
             if !v.is_nan() {
-                self.n += 1;
-                self.min = self.min.min(v);
-                self.max = self.max.max(v);
+                let r = &mut self.r;
+                r.n += 1;
+                r.min = r.min.min(v);
+                r.max = r.max.max(v);
+                if v > 0.0 {
+                    r.pos_min = r.pos_min.min(v);
+                }
             }
         }
     }
@@ -323,9 +341,11 @@ impl Visitor for RangeAcc<'_> {
 
 impl Accumulator for RangeAcc<'_> {
     fn merge(&mut self, o: Self) {
-        self.n += o.n;
-        self.min = self.min.min(o.min);
-        self.max = self.max.max(o.max);
+        let (r, o) = (&mut self.r, o.r);
+        r.n += o.n;
+        r.min = r.min.min(o.min);
+        r.max = r.max.max(o.max);
+        r.pos_min = r.pos_min.min(o.pos_min);
     }
 }
 
@@ -367,57 +387,28 @@ pub fn auto_bins(
     let (lo, hi) = match (lo, hi) {
         (Some(a), Some(b)) => (a, b),
         _ => {
-            let Some((_, mn, mx)) = value_range(file, scope, measure)? else {
+            let Some(RangeOut {
+                min: mn,
+                max: mx,
+                pos_min,
+                ..
+            }) = extremes(file, scope, measure)?
+            else {
                 return Ok(None);
             };
             let mut mn = lo.unwrap_or(mn);
             let mx = hi.unwrap_or(mx);
             if spacing == Spacing::Log && mn <= 0.0 && lo.is_none() {
                 // Log bins start at the smallest positive value; none: nothing to bin.
-                match positive_min(file, scope, measure)? {
-                    Some(p) => mn = p,
-                    None => return Ok(None),
+                if !pos_min.is_finite() {
+                    return Ok(None);
                 }
+                mn = pos_min;
             }
             (mn, mx.max(mn))
         }
     };
     Bins::new(lo, hi, n, spacing).map(Some)
-}
-
-fn positive_min(file: &Slog2File, scope: &Scope, measure: Measure) -> Result<Option<f64>> {
-    let sizes = SizeFields::new(file);
-    let meter = Meter {
-        scope: *scope,
-        measure,
-        sizes: &sizes,
-    };
-    let r = fold(file, scope.fold_range(), || PosMin {
-        meter: &meter,
-        min: f64::INFINITY,
-    })?;
-    Ok(r.min.is_finite().then_some(r.min))
-}
-
-struct PosMin<'a> {
-    meter: &'a Meter<'a>,
-    min: f64,
-}
-
-impl Visitor for PosMin<'_> {
-    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
-        if let Some(Some(v)) = self.meter.value(p) {
-            if v > 0.0 {
-                self.min = self.min.min(v);
-            }
-        }
-    }
-}
-
-impl Accumulator for PosMin<'_> {
-    fn merge(&mut self, o: Self) {
-        self.min = self.min.min(o.min);
-    }
 }
 
 /// The instances of one bin (or of the outliers) as window rows, by start
