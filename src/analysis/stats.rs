@@ -1,6 +1,6 @@
 //! The statistics of a scope in one pass: profile (per category and per
 //! line × category), communication matrix and idle time, computed by one
-//! nesting-aware walk ([`walk_nested`]) — the call behind `SLOG2_Stats_open`,
+//! nesting-aware walk ([`walk_nested`](super::nest::walk_nested)) — the call behind `SLOG2_Stats_open`,
 //! `File.profile()`, `slog2 stats`.
 //!
 //! ```no_run
