@@ -121,6 +121,41 @@
 #define SLOG2_KIND_SHADOW 2
 
 /*
+ SLOG2_Stats_count: rows of SLOG2_Stats_profile (by category).
+ */
+#define SLOG2_STATS_PROFILE 0
+
+/*
+ SLOG2_Stats_count: rows of SLOG2_Stats_profile by line.
+ */
+#define SLOG2_STATS_PROFILE_BY_LINE 1
+
+/*
+ SLOG2_Stats_count: rows of SLOG2_Stats_comm.
+ */
+#define SLOG2_STATS_COMM 2
+
+/*
+ SLOG2_Stats_count: rows of SLOG2_Stats_idle (one per line).
+ */
+#define SLOG2_STATS_IDLE 3
+
+/*
+ SLOG2_Stats_count: rows of SLOG2_Stats_imbalance (state categories with time).
+ */
+#define SLOG2_STATS_IMBALANCE 4
+
+/*
+ SLOG2_Histogram_spec.measure: durations of a category's drawables.
+ */
+#define SLOG2_MEASURE_DURATION 0
+
+/*
+ SLOG2_Histogram_spec.measure: bytes of messages (arrows with a size field).
+ */
+#define SLOG2_MEASURE_MESSAGE_SIZE 1
+
+/*
  Opaque cursor state.
  */
 typedef struct SLOG2_Cursor_s SLOG2_Cursor_s;
@@ -134,6 +169,11 @@ typedef struct SLOG2_File_s SLOG2_File_s;
  Opaque scan state.
  */
 typedef struct SLOG2_Scan_s SLOG2_Scan_s;
+
+/*
+ Opaque statistics state.
+ */
+typedef struct SLOG2_Stats_s SLOG2_Stats_s;
 
 /*
  Handle of an open SLOG-2 file.
@@ -330,6 +370,209 @@ typedef struct SLOG2_Category_head_t {
    */
   float excl_ratio;
 } SLOG2_Category_head_t;
+
+/*
+ What a statistic covers (see `slog2::analysis::Scope`). A NULL scope is
+ the whole file, states clipped (which changes nothing there).
+ */
+typedef struct SLOG2_Stats_scope {
+  /*
+   The window `[t0, t1]`; NaN: the file's start / end.
+   */
+  double t0;
+  double t1;
+  /*
+   Non-zero: only the drawables whose box starts in `[part0, part1)`
+   (partitions that tile the time axis see each drawable once, and
+   their results add up to the window's).
+   */
+  int has_part;
+  double part0;
+  double part1;
+  /*
+   Non-zero: whole states; zero: durations clipped to the window.
+   */
+  int whole_states;
+} SLOG2_Stats_scope;
+
+/*
+ Handle of the statistics of one scope (SLOG2_Stats_open).
+ */
+typedef struct SLOG2_Stats_s *SLOG2_Stats;
+
+/*
+ Columns of a profile (see `slog2::analysis::profile`): times in seconds.
+ */
+typedef struct SLOG2_Profile_columns {
+  /*
+   Line ID (by-line rows; not written for per-category rows).
+   */
+  int *line;
+  int *category;
+  /*
+   Primitives of the category (members of composites included), and
+   the composites of a composite category.
+   */
+  int64_t *count;
+  double *inclusive;
+  /*
+   Inclusive minus the states nested directly inside, on the same line.
+   */
+  double *exclusive;
+  /*
+   Of the primitives' durations; NaN when there is none.
+   */
+  double *min;
+  double *mean;
+  double *max;
+  /*
+   Primitives among `count` (the mean's denominator; what partial
+   results of partitions add to recompute the mean).
+   */
+  int64_t *timed;
+} SLOG2_Profile_columns;
+
+/*
+ Columns of the communication matrix (see `slog2::analysis::comm`).
+ */
+typedef struct SLOG2_Comm_columns {
+  int *from_line;
+  int *to_line;
+  int *category;
+  /*
+   Arrows.
+   */
+  int64_t *count;
+  /*
+   Arrows whose payload gave a size.
+   */
+  int64_t *sized;
+  /*
+   Bytes of the sized arrows; -1 when none was sized (no size field).
+   */
+  int64_t *bytes;
+} SLOG2_Comm_columns;
+
+/*
+ Columns of idle time (see `slog2::analysis::idle`), seconds.
+ */
+typedef struct SLOG2_Idle_columns {
+  int *line;
+  /*
+   `wait` when SLOG2_Stats_open had wait categories, else `no_state`.
+   */
+  double *idle;
+  /*
+   `idle` / window length.
+   */
+  double *fraction;
+  /*
+   Window time in no state.
+   */
+  double *no_state;
+  /*
+   Time in the wait categories (not nested in another wait).
+   */
+  double *wait;
+} SLOG2_Idle_columns;
+
+/*
+ Columns of load imbalance (see `slog2::analysis::imbalance`).
+ */
+typedef struct SLOG2_Imbalance_columns {
+  int *category;
+  /*
+   Lines the mean is taken over.
+   */
+  int *lines;
+  double *mean;
+  double *max;
+  /*
+   max / mean (NaN when the mean is 0).
+   */
+  double *ratio;
+  /*
+   `top` entries per row (row i at `[i * top, (i + 1) * top)`): the
+   worst lines and their times, largest first; padded with line -1
+   and NaN. NULL to skip; else `max * top` elements.
+   */
+  int *worst_line;
+  double *worst_value;
+} SLOG2_Imbalance_columns;
+
+/*
+ What a histogram measures and its bins (see `slog2::analysis::histogram`).
+ */
+typedef struct SLOG2_Histogram_spec {
+  /*
+   SLOG2_MEASURE_DURATION or SLOG2_MEASURE_MESSAGE_SIZE.
+   */
+  int measure;
+  /*
+   The category (durations); for message sizes an arrow category or -1
+   for all of them.
+   */
+  int category;
+  /*
+   Number of bins (>= 1).
+   */
+  int bins;
+  /*
+   Non-zero: logarithmic bins (equal ratios; needs a positive low cut-off).
+   */
+  int log;
+  /*
+   Cut-offs: values below `lo` or above `hi` are outliers; NaN: the
+   smallest (log: smallest positive) / largest value in the scope.
+   */
+  double lo;
+  double hi;
+} SLOG2_Histogram_spec;
+
+/*
+ Columns of histogram instances.
+ */
+typedef struct SLOG2_Instance_columns {
+  double *start;
+  double *end;
+  int *line0;
+  int *line1;
+  int *category;
+  /*
+   The measured value (duration or bytes).
+   */
+  double *value;
+  /*
+   Offset of the row's popup text (NUL-terminated) in `text`.
+   */
+  int *text_offset;
+} SLOG2_Instance_columns;
+
+/*
+ Columns of a comparison of two profiles by category name.
+ */
+typedef struct SLOG2_Compare_columns {
+  /*
+   Offset of the row's category name (NUL-terminated) in `names`.
+   */
+  int *name_offset;
+  int64_t *count_a;
+  int64_t *count_b;
+  double *inclusive_a;
+  double *inclusive_b;
+  /*
+   b - a.
+   */
+  double *inclusive_diff;
+  /*
+   (b - a) / a; NaN when a is 0.
+   */
+  double *inclusive_rel;
+  double *exclusive_a;
+  double *exclusive_b;
+  double *exclusive_diff;
+  double *exclusive_rel;
+} SLOG2_Compare_columns;
 
 /*
  The draft's other name for the directory node.
@@ -927,6 +1170,207 @@ int SLOG2_Write_end_treenode(SLOG2_File fp);
  `dir` holds `n_nodes` structs.
  */
 int SLOG2_Write_dir(SLOG2_File fp, const struct SLOG2_Treedir_node *dir, int n_nodes);
+
+/*
+ Compute the profile, communication matrix and idle time of `scope`
+ (NULL: the whole file) in one pass, and keep them behind `*stats`.
+ `wait` is NULL or a NULL-terminated list of category names (wildcards
+ `*` and `?`) for idle time: with a list, a line's idle time is its time
+ in those states; without, its time in no state. Read the results with
+ SLOG2_Stats_count and SLOG2_Stats_profile / _comm / _idle / _imbalance;
+ close with SLOG2_Stats_close (the handle does not need the file open).
+ `*stats` is set to the handle, or NULL on failure. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (an empty or NaN window or
+ partition), SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scope` NULL or a valid struct; `wait` NULL or a NULL-terminated array
+ of NUL-terminated strings; `stats` NULL or valid for one handle.
+ */
+int SLOG2_Stats_open(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, const char *const *wait, SLOG2_Stats *stats);
+
+/*
+ Close a statistics handle and set `*stats` to NULL. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `stats` NULL or valid for one handle.
+ */
+int SLOG2_Stats_close(SLOG2_Stats *stats);
+
+/*
+ `*n` = the rows a result `what` (SLOG2_STATS_PROFILE, _PROFILE_BY_LINE,
+ _COMM, _IDLE, _IMBALANCE) has. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (unknown `what`), SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `n` NULL or valid for one int.
+ */
+int SLOG2_Stats_count(SLOG2_Stats stats, int what, int *n);
+
+/*
+ The profile rows, per category (`by_line` 0; by category index) or per
+ line × category (by line, then category). Four-argument convention.
+ Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `n_out`, `pos` NULL or valid for one int; `columns` NULL or a valid
+ struct whose non-NULL columns hold `max` elements.
+ */
+int SLOG2_Stats_profile(SLOG2_Stats stats, int by_line, int *n_out, const struct SLOG2_Profile_columns *columns, int *pos, int max);
+
+/*
+ The communication matrix, by (from line, to line, category).
+ Four-argument convention. Returns as SLOG2_Stats_profile.
+
+ # Safety
+ As SLOG2_Stats_profile.
+ */
+int SLOG2_Stats_comm(SLOG2_Stats stats, int *n_out, const struct SLOG2_Comm_columns *columns, int *pos, int max);
+
+/*
+ Idle time of every line (the file's y-map lines and any other line a
+ drawable used), by line. Four-argument convention. Returns as
+ SLOG2_Stats_profile.
+
+ # Safety
+ As SLOG2_Stats_profile.
+ */
+int SLOG2_Stats_idle(SLOG2_Stats stats, int *n_out, const struct SLOG2_Idle_columns *columns, int *pos, int max);
+
+/*
+ Load imbalance of each state category with time: exclusive time
+ (`inclusive` 0) or inclusive time per line, with the `top` worst lines.
+ Four-argument convention on the rows. Returns as SLOG2_Stats_profile
+ (SLOG2_ERR_BAD_ARG also for `top` < 0).
+
+ # Safety
+ As SLOG2_Stats_profile; the worst columns hold `max * top` elements.
+ */
+int SLOG2_Stats_imbalance(SLOG2_Stats stats, int inclusive, int top, int *n_out, const struct SLOG2_Imbalance_columns *columns, int *pos, int max);
+
+/*
+ The histogram of `spec` over `scope` (NULL: the whole file). Writes
+ `*n_bins` (= spec->bins, or 0 when the scope has no value to bin and a
+ cut-off was left NaN), the `n_bins + 1` edges, per bin the count and the
+ sum of the values, and `outliers[0..3]` = values below `lo`, above `hi`,
+ and arrows without a size (message sizes). Arrays hold `spec->bins`
+ (+1 for `edges`) elements; any may be NULL. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (bins < 1, cut-offs not ordered,
+ log with lo <= 0, unknown measure, bad scope), SLOG2_ERR_FORMAT,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scope` NULL or valid; `spec` valid; `n_bins` NULL or valid for one
+ int; the arrays NULL or valid for their sizes.
+ */
+int SLOG2_Stats_histogram(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, const struct SLOG2_Histogram_spec *spec, int *n_bins, double *edges, int64_t *counts, double *sums, int64_t *outliers);
+
+/*
+ The instances of one bin of a histogram (`edges`, `n_edges` as
+ SLOG2_Stats_histogram returned them; `bin` 0..n_edges-2, -1 for the
+ values below the first edge, n_edges-1 for those above the last): the
+ first `max - *pos` by start time as rows, their popup texts packed
+ NUL-terminated in `text` (`text_pos`/`text_max`: a second four-argument
+ array), and `*total` = the instances in the bin. Unlike the other
+ arrays, too small a row array is not an error: the first rows that fit
+ are written. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL (text),
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_FORMAT,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scope` NULL or valid; `spec` valid; `edges` valid for `n_edges`;
+ `n_out`, `total`, `pos`, `text_pos` NULL or valid for one value;
+ `columns` valid with columns NULL or holding `max` elements; `text`
+ NULL or valid for `text_max` bytes.
+ */
+int SLOG2_Stats_histogram_instances(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, const struct SLOG2_Histogram_spec *spec, const double *edges, int n_edges, int bin, int64_t *total, int *n_out, const struct SLOG2_Instance_columns *columns, int *pos, int max, char *text, int *text_pos, int text_max);
+
+/*
+ The time profile of `scope`'s window (NULL: the whole file) in `slices`
+ equal slices: time in each state category per slice, summed over lines
+ (the overview cube summed over its lines; nested states count in full).
+ With a partition in `scope`, only the states starting in it (partials
+ add up). `categories` gets the state categories (column order) and
+ `values` `slices × n` seconds, slice-major (`values[k * n + c]`), where
+ `*n_categories` = n. If `cat_max` < n, SLOG2_ERR_ARRAY_TOO_SMALL with
+ `*n_categories` set and nothing written (a first call with `cat_max` 0
+ sizes the arrays). `whole_states` is ignored (slices clip). Returns
+ SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (slices < 1, an empty window), SLOG2_ERR_FORMAT,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scope` NULL or valid; `n_categories` valid for one int; `categories`
+ NULL or valid for `cat_max` ints; `values` NULL or valid for
+ `slices * cat_max` doubles.
+ */
+int SLOG2_Stats_time_profile(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, int slices, int *n_categories, int *categories, double *values, int cat_max);
+
+/*
+ Cut the time axis into `n` partitions of about equal work for
+ SLOG2_Stats_scope.part0/part1 (the leaves' bytes by time): `edges`
+ gets `n + 1` values, the first -inf and the last +inf, non-decreasing
+ (a partition may be empty). Every drawable starts in exactly one
+ `[edges[k], edges[k + 1])`. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_ARG (n < 1), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `edges` NULL or valid for `n + 1` doubles.
+ */
+int SLOG2_Stats_partitions(SLOG2_File fp, int n, double *edges);
+
+/*
+ The rows of the drawables `scope` selects (its partition, if any: each
+ drawable whose box starts in `[part0, part1)` and meets the window),
+ in the columns of SLOG2_Query_window: one row per primitive (members of
+ composites too, parent -1) and per composite (kind
+ SLOG2_KIND_COMPOSITE, num_real = members); no info bytes (info_offset
+ -1, info_len 0). Tree-node order, not time order. Four-argument
+ convention (a call with `max` 0 sizes the arrays, at the price of a
+ second walk). Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG, SLOG2_ERR_FORMAT,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scope` NULL or valid; `n_out`, `pos` NULL or valid for one int;
+ `columns` valid, its non-NULL columns holding `max` elements.
+ */
+int SLOG2_Stats_rows(SLOG2_File fp, const struct SLOG2_Stats_scope *scope, int *n_out, const struct SLOG2_Query_columns *columns, int *pos, int max);
+
+/*
+ Compare the per-category profiles of two statistics handles (two runs,
+ or two windows) by category **name** (categories of one file sharing a
+ name are summed; a name in one run only compares with zeros), by name.
+ Rows: four-argument convention; names: a second one (`names_pos`,
+ `names_max`, bytes). Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `n_out`, `pos`, `names_pos` NULL or valid for one int; `columns` valid
+ with columns NULL or holding `max` elements; `names` NULL or valid for
+ `names_max` bytes.
+ */
+int SLOG2_Stats_compare(SLOG2_Stats a, SLOG2_Stats b, int *n_out, const struct SLOG2_Compare_columns *columns, int *pos, int max, char *names, int *names_pos, int names_max);
+
+/*
+ Compare the time profiles of two files (each over its whole time range,
+ `slices` slices) by category name: slice `k` of run a against slice `k`
+ of run b. `*n_names` = the names (union, sorted), packed NUL-terminated
+ into `names` (`names_max` bytes; `*names_len` = bytes used); `a` and `b`
+ get `slices × n` seconds, slice-major. If `names_max` or `values_max`
+ (elements of `a` and of `b`) is too small: SLOG2_ERR_ARRAY_TOO_SMALL,
+ `*n_names` and `*names_len` set, nothing else written. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG,
+ SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `n_names`, `names_len` valid for one int; `names` NULL or valid for
+ `names_max` bytes; `a`, `b` NULL or valid for `values_max` doubles.
+ */
+int SLOG2_Stats_compare_time(SLOG2_File fa, SLOG2_File fb, int slices, int *n_names, char *names, int names_max, int *names_len, double *a, double *b, int values_max);
 
 #ifdef __cplusplus
 }  // extern "C"

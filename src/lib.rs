@@ -20,6 +20,9 @@
 //! - [`convert`]: source → checks → writer;
 //! - [`error`]: [`Error`] and [`ErrorKind`], the one classification of
 //!   failures that every binding maps.
+//! - [`analysis`]: one-pass parallel folds over a time range's drawables: the
+//!   overview cube (Ocelotl's aggregation) and the statistics (profiles,
+//!   communication matrix, histograms, imbalance, idle time, comparison).
 //!
 //! The skins are crates of their own over this one and only translate:
 //! `slog2-capi` (the C ABI, built as libslog2.{so,a} by `capi/lib`),
@@ -30,6 +33,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::missing_safety_doc, clippy::undocumented_unsafe_blocks)]
 
+pub mod analysis;
 pub mod convert;
 pub(crate) mod cputime;
 pub mod error;

@@ -38,6 +38,7 @@ pub mod compress;
 pub mod counts;
 pub mod scan_range;
 pub mod slog2;
+pub mod stats;
 pub mod trace;
 
 use std::borrow::Cow;

@@ -19,12 +19,14 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod check;
 mod convert;
+mod diff;
 mod info;
 mod info_counts;
 mod print;
 mod query;
 mod query_out;
 mod signals;
+mod stats;
 mod view;
 
 #[derive(Parser)]
@@ -54,6 +56,8 @@ enum Cmd {
     Bench(bench::Cmd),
     View(view::Args),
     Check(check::Args),
+    Stats(stats::Args),
+    Diff(diff::Args),
 }
 
 fn run(cmd: Cmd) -> Result<ExitCode, slog2::Error> {
@@ -65,6 +69,8 @@ fn run(cmd: Cmd) -> Result<ExitCode, slog2::Error> {
         Cmd::Bench(b) => bench::run(b),
         Cmd::View(a) => view::run(a),
         Cmd::Check(a) => check::run(a),
+        Cmd::Stats(a) => stats::run(a),
+        Cmd::Diff(a) => diff::run(a),
     }
 }
 
@@ -74,6 +80,7 @@ fn files_of(cmd: &Cmd) -> Vec<PathBuf> {
         Cmd::Print(a) => vec![a.file.clone()],
         Cmd::Info(a) => vec![a.file.clone()],
         Cmd::Query(a) => vec![a.file.clone()],
+        Cmd::Stats(a) => vec![a.file.clone()],
         Cmd::Convert(a) => convert::files(a),
         _ => Vec::new(),
     }

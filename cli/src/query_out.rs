@@ -311,7 +311,7 @@ impl<'a, W: Write> QueryOut<'a, W> {
     }
 }
 
-fn csv(s: &str) -> String {
+pub(crate) fn csv(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

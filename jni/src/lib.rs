@@ -40,6 +40,7 @@ pub mod api;
 pub mod counts;
 pub mod inputlog;
 pub mod moving;
+pub mod stats;
 
 /// Why a native failed.
 pub(crate) enum Fail {

@@ -13,5 +13,4 @@ with slog2.open(path) as f:
     with f.cursor() as c:                  # a moving window: only entering drawables are decoded
         for k in range(10):
             r = c.move(0.0007 + k * 1e-5, 0.0008 + k * 1e-5)
-    for batch in f.scan(rows_per_window=1000):   # every drawable once, in batches of columns
-        pass
+    n = sum(len(batch) for batch in f.scan(rows_per_window=1000))   # every drawable once, in batches

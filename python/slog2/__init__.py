@@ -43,6 +43,7 @@ from ._reader import (
     YMap,
     open,
 )
+from ._stats import Stats, compare, compare_time_profiles
 from ._writer import Writer, encode_info
 
 __version__ = "0.1.0"
@@ -54,13 +55,14 @@ __all__ = [
     "ParseError", "InvalidDrawableError", "NullArgumentError", "WrongModeError",
     "ArrayTooSmallError", "EndOfDataError", "StateError", "NoDrawablesError", "InternalError",
     "UnsupportedError", "SourceError", "TraceError",
-    "lib_path", "trace", "plot",
+    "lib_path", "trace", "plot", "Stats", "compare", "compare_time_profiles", "dask",
 ]
 
 
 def __getattr__(name):
-    # slog2.trace and slog2.plot load on first use (plot imports matplotlib).
-    if name in ("trace", "plot"):
+    # slog2.trace, slog2.plot and slog2.dask load on first use (plot imports
+    # matplotlib, dask the optional dask[dataframe] and distributed).
+    if name in ("trace", "plot", "dask"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

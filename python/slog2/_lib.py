@@ -314,6 +314,14 @@ TRACE_FUNCTIONS = {
     "TRACE_Get_err_string": (c_char_p, [c_int]),
 }
 
+# The statistics API (SLOG2_Stats_*, issue #30), declared in _stats_lib and merged
+# here so that the header test checks it like every other function.
+from ._stats_lib import STATS_CONSTANTS, STATS_FUNCTIONS, STATS_STRUCTS  # noqa: E402
+
+globals().update(STATS_CONSTANTS)
+SLOG2_FUNCTIONS.update(STATS_FUNCTIONS)
+STRUCTS.update(STATS_STRUCTS)
+
 
 def declare(lib: ctypes.CDLL, table: dict, optional: bool = False) -> list:
     """Set restype/argtypes of every function of ``table`` on ``lib``; returns the

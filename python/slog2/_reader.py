@@ -40,6 +40,7 @@ import numpy as np
 from . import _lib
 from ._closing import Closing
 from ._errors import ArgumentError, check, error
+from ._stats import StatsMixin
 
 L = _lib.lib
 
@@ -334,7 +335,7 @@ def _empty_rows(file, t0, t1, depth) -> Rows:
     return r
 
 
-class File(Closing):
+class File(Closing, StatsMixin):
     """An SLOG-2 file open for reading (use :func:`slog2.open`)."""
 
     MIN_ROWS = 1024

@@ -3,9 +3,10 @@
 The timeline follows Jumpshot's conventions: black background, one row per entry
 of a y-map (by default the first that is not the identity map, as slog2view and
 Jumpshot pick it: lines with the same values — the threads of one rank in a
-Process View — share a row, labelled with the map's columns, e.g. "rank 3"), states as boxes in their category colour with nested
-states drawn inside their parent with shrinking height, arrows as white-ish lines
-with heads from the first to the last vertex (backward arrows point back),
+Process View — share a row, labelled with the map's columns, e.g. "rank 3"),
+states as boxes in their category colour with nested states drawn inside their
+parent with shrinking height, arrows as white-ish lines with heads from the first
+to the last vertex (backward arrows point back),
 events as markers on their line, and — when the window holds more drawables than
 ``max_rows`` — a preview: the real drawables of the upper tree levels plus the
 shadows of the levels below, each state shadow striped by its categories'
@@ -316,3 +317,7 @@ def durations(file: Union[str, os.PathLike, File], category: Union[int, str], bi
     finally:
         if own:
             f.close()
+
+
+# Pictures of the statistics (issue #30): the library computes, these draw.
+from ._statplot import comm_heatmap, histogram, message_histogram, time_profile  # noqa: E402,F401

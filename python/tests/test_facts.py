@@ -145,13 +145,15 @@ def test_trace_open_on_something_that_is_no_trace_fails(tmp_path):
     blob.write_bytes(bytes(range(256)) * 8)
     gz = tmp_path / "data.txt.gz"
     gz.write_bytes(gzip.compress((SHARED / "trace-sample" / "data.txt").read_bytes()))
-    for p in (plain, blob, gz):
+    for p, says in ((plain, "no drawable"), (blob, "binary data")):
         # the CLI refuses it...
         r = run_cli("convert", p, "-o", tmp_path / "x.slog2", check=False)
-        assert r.returncode == 1 and "no drawable" in r.stderr
+        assert r.returncode == 1 and says in r.stderr
         # ...and so does Python, instead of yielding nothing
-        with pytest.raises(slog2.trace.TraceError, match="no drawable found"):
+        with pytest.raises(slog2.trace.TraceError, match=says):
             list(slog2.trace.open(p))
+    # gzip is read as it streams: the same records as the plain text
+    assert len(list(slog2.trace.open(gz))) == len(list(slog2.trace.open(SHARED / "trace-sample" / "data.txt")))
     assert len(list(slog2.trace.open(SHARED / "trace-sample" / "data.txt"))) > 9
 
 

@@ -311,7 +311,8 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
 {
     OTF2_Archive *a = open_archive(dir);
     /* per rank, per iteration: Enter outer, Enter inner, Leave inner,
-     * Enter send, Send, Leave send, Recv, Metric, Leave outer = 9 events */
+     * Enter send, Send, Leave send, Recv, Metric, Leave outer = 9 events
+     * (the metric synchronous with the last Leave) */
     uint64_t iters = nevents / 9 / (uint64_t)nranks + 1;
     uint64_t *counts = calloc((size_t)nranks, sizeof *counts);
     for (int r = 0; r < nranks; r++) {
@@ -328,7 +329,9 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
             CHECK(OTF2_EvtWriter_MpiSend(w, NULL, t + 55, (uint32_t)((r + 1) % nranks), 0, 1, 1024));
             CHECK(OTF2_EvtWriter_Leave(w, NULL, t + 60, 2));
             CHECK(OTF2_EvtWriter_MpiRecv(w, NULL, t + 70, (uint32_t)((r + nranks - 1) % nranks), 0, 1, 1024));
-            CHECK(OTF2_EvtWriter_Metric(w, NULL, t + 80, 0, 1, ty, v));
+            /* A synchronous metric, recorded with the Leave that follows
+             * (same timestamp), as Score-P records them. */
+            CHECK(OTF2_EvtWriter_Metric(w, NULL, t + 90, 0, 1, ty, v));
             CHECK(OTF2_EvtWriter_Leave(w, NULL, t + 90, 0));
             t += 100;
             counts[r] += 9;
@@ -344,8 +347,9 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(a);
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(g, RES, BASE, iters * 100 + (uint64_t)nranks,
                                                     OTF2_UNDEFINED_TIMESTAMP));
-    static const char *const s[] = { "", "iteration", "compute", "MPI_Send", "rank", "node", "cycles" };
-    for (int i = 0; i < 7; i++)
+    static const char *const s[] = { "", "iteration", "compute", "MPI_Send", "rank", "node", "cycles",
+                                     "MPI_COMM_WORLD" };
+    for (int i = 0; i < 8; i++)
         CHECK(OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)i, s[i]));
     for (int r = 0; r < 3; r++)
         CHECK(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)r, (OTF2_StringRef)(r + 1),
@@ -360,6 +364,18 @@ static int bench(const char *dir, uint64_t nevents, int nranks)
         CHECK(OTF2_GlobalDefWriter_WriteLocation(g, (OTF2_LocationRef)r, 4, OTF2_LOCATION_TYPE_CPU_THREAD,
                                                  counts[r], (OTF2_LocationGroupRef)r));
     }
+    /* The communicator of the messages (comm 0 = all ranks), as Score-P
+     * defines it: readers that resolve every reference (OTF2's Python
+     * bindings, pipit) need it. */
+    uint64_t *members = calloc((size_t)nranks, sizeof *members);
+    for (int r = 0; r < nranks; r++)
+        members[r] = (uint64_t)r;
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(g, 0, 7, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, (uint32_t)nranks, members));
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(g, 1, 7, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, (uint32_t)nranks, members));
+    CHECK(OTF2_GlobalDefWriter_WriteComm(g, 0, 7, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    free(members);
     CHECK(OTF2_GlobalDefWriter_WriteMetricMember(g, 0, 6, 0, OTF2_METRIC_TYPE_PAPI, OTF2_METRIC_ABSOLUTE_POINT,
                                                  OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, 0));
     OTF2_MetricMemberRef m[1] = { 0 };

@@ -304,7 +304,11 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
 /// Kernel advice on entering the chunk `[at, end)` of the map after the
 /// chunk `(old_at, old_len)` (module docs). Advice is a hint: failures are
 /// ignored (the pages then fault in as usual).
-fn advise_chunk(map: &memmap2::Mmap, (old_at, old_len): (usize, usize), (at, end): (usize, usize)) {
+pub(crate) fn advise_chunk(
+    map: &memmap2::Mmap,
+    (old_at, old_len): (usize, usize),
+    (at, end): (usize, usize),
+) {
     use memmap2::{Advice, UncheckedAdvice};
     if old_len > 0 {
         // SAFETY: as in `Slog2File::note_touched`: the map is a read-only

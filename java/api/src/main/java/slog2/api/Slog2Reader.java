@@ -67,6 +67,11 @@ public final class Slog2Reader implements AutoCloseable {
         return new Slog2Reader(Native.open(path), path);
     }
 
+    /** The native handle (for the natives of other classes of this package, e.g. {@link Stats}). */
+    long handle() {
+        return handle;
+    }
+
     /** The path this reader was opened with. */
     public String path() {
         return path;

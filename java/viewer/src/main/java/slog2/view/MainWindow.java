@@ -48,6 +48,8 @@ public final class MainWindow extends JFrame {
     private String lastPopup;
     private String lastError;
     private volatile long openStartNanos;
+    private BlinkLayer blink;
+    private JDialog statsDialog;
 
     public MainWindow() {
         super("slog2view");
@@ -96,6 +98,7 @@ public final class MainWindow extends JFrame {
         view.add(item("Forward", KeyEvent.VK_CLOSE_BRACKET, ctrl, () -> tl(TimelinePanel::forward)));
         view.add(item("Find next", KeyEvent.VK_N, ctrl, () -> find(true)));
         view.add(item("Find previous", KeyEvent.VK_P, ctrl, () -> find(false)));
+        view.add(item("Statistics…", KeyEvent.VK_T, ctrl, this::showStats));
         bar.add(view);
         return bar;
     }
@@ -160,7 +163,18 @@ public final class MainWindow extends JFrame {
         JOptionPane.showMessageDialog(this, msg, title, JOptionPane.ERROR_MESSAGE);
     }
 
+    /** The statistics of the visible range, in a window of their own ({@link StatsPanel}). */
+    public void showStats() {
+        if (timeline != null) {
+            statsDialog = StatsPanel.showDialog(this, statsDialog, timeline, blink);
+        }
+    }
+
     private void closeSession() {
+        if (statsDialog != null) {
+            statsDialog.dispose();
+            statsDialog = null;
+        }
         if (loader != null) {
             loader.shutdown();
         }
@@ -190,7 +204,8 @@ public final class MainWindow extends JFrame {
         content.removeAll();
         JPanel left = new JPanel(new BorderLayout());
         left.add(toolbar(m), BorderLayout.NORTH);
-        left.add(timeline, BorderLayout.CENTER);
+        blink = new BlinkLayer();
+        left.add(blink.wrap(timeline), BorderLayout.CENTER);
         JSplitPane split = new JSplitPane(JSplitPane.HORIZONTAL_SPLIT, left, new JPanel());
         split.setResizeWeight(1.0);
         split.setDividerLocation(Math.max(400, getWidth() - 420));
@@ -359,6 +374,8 @@ public final class MainWindow extends JFrame {
 
     // for the smoke test
     TimelinePanel timeline() { return timeline; }
+    JDialog statsDialog() { return statsDialog; }
+    BlinkLayer blink() { return blink; }
     LegendPanel legend() { return legend; }
     String lastPopup() { return lastPopup; }
     String lastError() { return lastError; }

@@ -27,6 +27,9 @@ public final class ReaderSource implements Source {
         return new ReaderSource(Slog2Reader.open(path), path);
     }
 
+    /** The reader (for the statistics, {@link StatsPanel}). */
+    public Slog2Reader reader() { return reader; }
+
     @Override public String name() { return name; }
     @Override public double[] totalTime() throws IOException { return reader.totalTime(); }
     @Override public int rootDepth() throws IOException { return reader.rootDepth(); }

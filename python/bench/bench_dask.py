@@ -1,0 +1,72 @@
+"""Dask scaling of the statistics (BENCHMARKS.md, "Statistics"): the profile
+of one big file, single process vs a LocalCluster of worker processes, and a
+study of many files reduced to one table.
+
+    python bench_dask.py single FILE [ROUNDS]          # File.profile(), this process
+    python bench_dask.py cluster FILE WORKERS PARTS [ROUNDS]
+    python bench_dask.py study WORKERS FILE...         # slog2.dask.profile(files)
+
+Set RAYON_NUM_THREADS=1 for per-core figures (the cluster mode sets it for its
+workers). Each mode runs once untimed (warm page cache, started workers), then
+ROUNDS timed runs; prints the median and a digest of the result to compare.
+"""
+
+import hashlib
+import os
+import statistics
+import sys
+import time
+
+
+def digest(df):
+    d = df[["name", "count"]].sort_values("name")
+    h = hashlib.sha1(d.to_csv(index=False).encode()).hexdigest()[:12]
+    return f"{len(df)} rows, {int(df['count'].sum())} counted, excl {df['exclusive'].sum():.9g}, counts {h}"
+
+
+def timed(fn, rounds):
+    res = fn()
+    t = []
+    for _ in range(rounds):
+        a = time.perf_counter()
+        res = fn()
+        t.append(time.perf_counter() - a)
+    return res, t
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "single":
+        import slog2
+
+        path, rounds = sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
+        with slog2.open(path) as f:
+            res, t = timed(lambda: f.profile(), rounds)
+        print(f"single (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'all')}): "
+              f"median {statistics.median(t):.3f} s {['%.3f' % x for x in t]}; {digest(res)}")
+        return
+    os.environ["RAYON_NUM_THREADS"] = "1"  # inherited by the worker processes
+    from dask.distributed import Client, LocalCluster
+
+    import slog2.dask as sd
+
+    if mode == "cluster":
+        path, workers, parts = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 3
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cl, Client(cl) as c:
+            res, t = timed(lambda: sd.profile(path, partitions=parts, client=c), rounds)
+        print(f"cluster {workers} workers x 1 thread, {parts} partitions: median {statistics.median(t):.3f} s "
+              f"{['%.3f' % x for x in t]}; {digest(res)}")
+    elif mode == "study":
+        workers, paths = int(sys.argv[2]), sys.argv[3:]
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cl, Client(cl) as c:
+            res, t = timed(lambda: sd.profile(paths, partitions=1, client=c), 2)
+        print(f"study of {len(paths)} files on {workers} workers: median {statistics.median(t):.3f} s "
+              f"{['%.3f' % x for x in t]}; one table of {len(res)} rows; {digest(res)}")
+        print(res.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,736 @@
+//! Which state each state is nested in, found in one parallel pass over the
+//! tree: the engine of exclusive time and idle time.
+//!
+//! # The rule
+//!
+//! A state's **parent** is, among the states on its line whose box contains
+//! its box (`p.start <= s.start && s.end <= p.end`), the last one before it
+//! in drawing order (start ascending, end descending, then category, line
+//! and place in the file). That is what the viewer draws as nesting and what
+//! the reference writer's stack computes (spec §8.2 step 3: a state's
+//! exclusive time is its duration minus its directly nested states). Members
+//! of composites nest like any state; a composite's own box nests nothing.
+//!
+//! # Why this is not a plain fold
+//!
+//! A fold sees each tree node on its own, in no order, but a parent can
+//! live in another node. The tree bounds where: a drawable goes to the
+//! deepest open node whose start is not after its own (spec §9.2), so a
+//! state and its containers share a leaf unless one of them crosses a
+//! leaf's edge, in which case it sits in an inner node. Hence, for leaves
+//! whose boxes do not overlap (the reference writer's trees, ours) and
+//! drawables inside their node's box (invariant #16):
+//!
+//! * every container of a leaf's state is in the same leaf or in an inner
+//!   node (a container in another leaf would make the state a single instant
+//!   on a shared leaf edge: zero duration, which nests nothing and subtracts
+//!   nothing);
+//! * an inner-node state has containers in a leaf only when it lies inside
+//!   that leaf's box (it is then *foreign* to that leaf).
+//!
+//! So the walk is:
+//!
+//! 1. the inner nodes, in parallel: their states become the (small) **global
+//!    index** `G`, one drawing-ordered array per line with each entry's last
+//!    container within `G` (a stack sweep);
+//! 2. `G` states foreign to no leaf get their parent from `G` alone;
+//! 3. the leaves, in parallel runs (the fold's runs of nearby blocks): each
+//!    leaf's states (plus its foreign `G` states) in drawing order — the
+//!    stored order, sorted only when composites or a writer broke it — swept
+//!    with one stack per line for the last container inside the leaf, and
+//!    with a cursor per line into `G` whose container chain gives the last
+//!    container in `G` (if `j` is the last `G` entry before the state and
+//!    does not contain it, the last container is on `j`'s chain of
+//!    containers); the later of the two is the parent.
+//!
+//! Each state costs a few comparisons; `G` costs one sort of the inner
+//! nodes' states (a few percent of a file). A file whose leaves overlap, or
+//! with a drawable outside its leaf's box, is walked in the **general** mode:
+//! every state goes to `G` (one sort per line: exact, slower).
+//!
+//! # What a visitor gets
+//!
+//! [`NestVisitor::state`] receives every *selected* state (the [`Scope`])
+//! with its measured duration and its parent's category — the parent itself
+//! need not be selected (it may start in an earlier partition or window). Arrows,
+//! events and composites that the scope selects come through
+//! [`NestVisitor::primitive`] and [`NestVisitor::composite`] as in a fold.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::error::Result;
+use crate::model::Topology;
+use crate::read::Slog2File;
+
+use super::keys::{file_keys, Keys};
+use super::scope::Scope;
+use super::sparse::walk_sparse;
+use super::walk::{chunks, walk_nodes, CompositeRef, PrimitiveRef, Range, Topologies, Visitor};
+
+const NONE: u32 = u32::MAX;
+
+/// A selected state with its nesting (module docs).
+#[derive(Debug, Clone, Copy)]
+pub struct StateRef {
+    pub category: i32,
+    pub line: i32,
+    pub start: f64,
+    pub end: f64,
+    /// Duration as the scope measures it (clipped or whole).
+    pub duration: f64,
+    /// Category of the state it is nested in (module docs), if any.
+    pub parent: Option<i32>,
+    /// Positions of `line`, `category` and the parent's category among the
+    /// file's declared lines and categories (`keys::file_keys`), `u32::MAX`
+    /// when undeclared or absent: what lets a statistic find its table cell
+    /// without looking keys up.
+    pub line_pos: u32,
+    pub cat_pos: u32,
+    pub parent_pos: u32,
+}
+
+/// What a nesting-aware statistic does with the selected drawables. Partial
+/// visitors of disjoint parts of the work merge.
+pub trait NestVisitor: Send {
+    fn state(&mut self, s: &StateRef);
+    /// A selected arrow or event.
+    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
+        let _ = p;
+    }
+    /// A selected composite (its members come as states and primitives).
+    fn composite(&mut self, c: &CompositeRef<'_>) {
+        let _ = c;
+    }
+    fn merge(&mut self, other: Self)
+    where
+        Self: Sized;
+}
+
+/// A state as the sweep holds it.
+#[derive(Debug, Clone, Copy)]
+struct St {
+    start: f64,
+    end: f64,
+    category: i32,
+    line: i32,
+    /// Place in the file (node position, offset): the last tie-break.
+    uid: u64,
+    member: i32,
+    /// Position of `category` among the file's categories (`NONE`: none).
+    cpos: u32,
+    /// Leaf sweep: the state below on its line's stack.
+    below: u32,
+}
+
+/// `a` strictly before `b` in drawing order (module docs).
+#[inline(always)]
+fn cmp_key(a: &St, b: &St) -> Ordering {
+    a.start
+        .total_cmp(&b.start)
+        .then_with(|| b.end.total_cmp(&a.end))
+        .then_with(|| a.category.cmp(&b.category))
+        .then_with(|| a.line.cmp(&b.line))
+        .then_with(|| a.uid.cmp(&b.uid))
+        .then_with(|| a.member.cmp(&b.member))
+}
+
+#[inline(always)]
+fn before(a: &St, b: &St) -> bool {
+    if a.start < b.start {
+        return true;
+    }
+    if a.start > b.start {
+        return false;
+    }
+    cmp_key(a, b) == Ordering::Less
+}
+
+#[inline(always)]
+fn contains(p: &St, s: &St) -> bool {
+    p.start <= s.start && s.end <= p.end
+}
+
+/// The states of one line in `G`, drawing-ordered, with their last
+/// container in `G` (`NONE` if none).
+struct GLine {
+    states: Vec<St>,
+    gpar: Vec<u32>,
+}
+
+/// The global index (module docs, step 1).
+struct GIndex {
+    lines: Vec<GLine>,
+    of_line: FxHashMap<i32, u32>,
+}
+
+impl GIndex {
+    fn build(mut all: Vec<St>) -> GIndex {
+        all.par_sort_unstable_by(|a, b| a.line.cmp(&b.line).then_with(|| cmp_key(a, b)));
+        let mut lines = Vec::new();
+        let mut of_line = FxHashMap::default();
+        let mut i = 0;
+        while i < all.len() {
+            let l = all[i].line;
+            let mut j = i;
+            while j < all.len() && all[j].line == l {
+                j += 1;
+            }
+            let states = all[i..j].to_vec();
+            let mut gpar = vec![NONE; states.len()];
+            let mut stack: Vec<u32> = Vec::new();
+            for (k, s) in states.iter().enumerate() {
+                while let Some(&t) = stack.last() {
+                    if contains(&states[t as usize], s) {
+                        break;
+                    }
+                    stack.pop();
+                }
+                gpar[k] = stack.last().copied().unwrap_or(NONE);
+                stack.push(k as u32);
+            }
+            of_line.insert(l, lines.len() as u32);
+            lines.push(GLine { states, gpar });
+            i = j;
+        }
+        GIndex { lines, of_line }
+    }
+}
+
+/// Leaves of the file in time order, if they do not overlap.
+struct Leaves {
+    /// (box start, box end, directory position), by start.
+    boxes: Vec<(f64, f64, u32)>,
+}
+
+impl Leaves {
+    fn of(file: &Slog2File) -> Option<Leaves> {
+        let mut boxes: Vec<(f64, f64, u32)> = file
+            .directory()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.id.depth == 0)
+            .map(|(p, e)| (e.time_box.start, e.time_box.end, p as u32))
+            .collect();
+        if boxes
+            .iter()
+            .any(|b| b.0.is_nan() || b.1.is_nan() || b.0 > b.1)
+        {
+            return None;
+        }
+        boxes.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        if boxes.windows(2).any(|w| w[0].1 > w[1].0) {
+            return None;
+        }
+        Some(Leaves { boxes })
+    }
+
+    /// Directory position of a leaf whose box contains `[s, e]`.
+    fn holding(&self, s: f64, e: f64) -> Option<u32> {
+        let k = self.boxes.partition_point(|b| b.0 <= s);
+        let b = self.boxes.get(k.checked_sub(1)?)?;
+        (s >= b.0 && e <= b.1).then_some(b.2)
+    }
+}
+
+/// Walk the selected drawables of `scope` with nesting (module docs) into
+/// visitors made by `init`, merged into one.
+pub fn walk_nested<V, I>(file: &Slog2File, scope: &Scope, init: I) -> Result<V>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    walk_nested_mode(file, scope, false, init)
+}
+
+/// [`walk_nested`], forced into the general mode when `general` (for tests
+/// that compare the two modes).
+#[doc(hidden)]
+pub fn walk_nested_mode<V, I>(file: &Slog2File, scope: &Scope, general: bool, init: I) -> Result<V>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    scope.check()?;
+    let leaves = if general { None } else { Leaves::of(file) };
+    if let Some(leaves) = &leaves {
+        if let Some(v) = walk_tree(file, scope, leaves, &init)? {
+            return Ok(v);
+        }
+    }
+    walk_general(file, scope, &init)
+}
+
+/// Directory positions of the nodes that may hold selected drawables or
+/// their containers, by block offset; split into inner nodes and leaves
+/// (all inner in the general mode).
+fn selected_nodes(file: &Slog2File, scope: &Scope, general: bool) -> (Vec<u32>, Vec<u32>) {
+    let dir = file.directory();
+    let mut v: Vec<u32> = (0..dir.len() as u32)
+        .filter(|&p| {
+            let b = &dir[p as usize].time_box;
+            scope.may_hold(b.start, b.end)
+        })
+        .collect();
+    v.sort_unstable_by_key(|&p| dir[p as usize].ptr.offset);
+    if general {
+        return (v, Vec::new());
+    }
+    v.into_iter().partition(|&p| dir[p as usize].id.depth != 0)
+}
+
+/// Step 1 (and the whole of the general mode's walk): the states of
+/// `nodes` into one list, their other selected drawables into `V`s.
+fn collect_states<V, I>(
+    file: &Slog2File,
+    scope: &Scope,
+    nodes: &[u32],
+    sparse: bool,
+    keys: &(Arc<Keys>, Arc<Keys>),
+    init: &I,
+) -> Result<(Vec<St>, V)>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    let topo = Topologies::new(file);
+    // Inner nodes: walked without the fold's page advice (see `sparse`).
+    let runs = if sparse {
+        let per = nodes
+            .len()
+            .div_ceil(rayon::current_num_threads() * 8)
+            .max(1);
+        (0..nodes.len())
+            .step_by(per)
+            .map(|i| i..(i + per).min(nodes.len()))
+            .collect()
+    } else {
+        chunks(file, nodes)
+    };
+    let all = Range::all();
+    runs.par_iter()
+        .try_fold(
+            || Collect {
+                scope: *scope,
+                cats: &keys.1,
+                states: Vec::new(),
+                v: init(),
+            },
+            |mut c, run| {
+                if sparse {
+                    walk_sparse(file, &nodes[run.clone()], &mut c)?;
+                } else {
+                    walk_nodes(file, &nodes[run.clone()], &all, &topo, &mut c)?;
+                }
+                Ok(c)
+            },
+        )
+        .map(|c: Result<Collect<'_, V>>| c.map(|c| (c.states, c.v)))
+        .try_reduce(
+            || (Vec::new(), init()),
+            |mut a, b| {
+                a.0.extend_from_slice(&b.0);
+                a.1.merge(b.1);
+                Ok(a)
+            },
+        )
+}
+
+#[inline(always)]
+fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
+    if p.start.is_nan() || p.end.is_nan() {
+        return None;
+    }
+    Some(St {
+        // + 0.0 turns -0.0 into 0.0, so the order and `<=` agree.
+        start: p.start + 0.0,
+        end: p.end + 0.0,
+        category: p.category,
+        line: p.line0,
+        uid: (u64::from(p.at.node) << 32) | u64::from(p.at.offset),
+        member: p.at.member,
+        cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
+        below: NONE,
+    })
+}
+
+struct Collect<'k, V> {
+    scope: Scope,
+    cats: &'k Keys,
+    states: Vec<St>,
+    v: V,
+}
+
+impl<V: NestVisitor> Visitor for Collect<'_, V> {
+    #[inline(always)]
+    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
+        if p.topology == Topology::State {
+            if let Some(s) = st_of(p, self.cats) {
+                self.states.push(s);
+            }
+        } else if self.scope.selects(p.start, p.end) {
+            self.v.primitive(p);
+        }
+    }
+
+    fn composite(&mut self, c: &CompositeRef<'_>) {
+        if self.scope.selects(c.start, c.end) {
+            self.v.composite(c);
+        }
+    }
+}
+
+#[inline(always)]
+fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<&St>) {
+    if scope.selects(s.start, s.end) {
+        v.state(&StateRef {
+            category: s.category,
+            line: s.line,
+            start: s.start,
+            end: s.end,
+            duration: scope.duration(s.start, s.end),
+            parent: parent.map(|p| p.category),
+            line_pos,
+            cat_pos: s.cpos,
+            parent_pos: parent.map_or(NONE, |p| p.cpos),
+        });
+    }
+}
+
+fn line_pos(keys: &(Arc<Keys>, Arc<Keys>), line: i32) -> u32 {
+    keys.0.get(line).map_or(NONE, |l| l as u32)
+}
+
+/// The general mode: every state in `G`.
+fn walk_general<V, I>(file: &Slog2File, scope: &Scope, init: &I) -> Result<V>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    let keys = file_keys(file);
+    let (nodes, _) = selected_nodes(file, scope, true);
+    let (states, mut v) = collect_states(file, scope, &nodes, false, &keys, init)?;
+    let g = GIndex::build(states);
+    for gl in &g.lines {
+        let lp = gl.states.first().map_or(NONE, |s| line_pos(&keys, s.line));
+        for (s, &p) in gl.states.iter().zip(&gl.gpar) {
+            let parent = (p != NONE).then(|| &gl.states[p as usize]);
+            emit(&mut v, scope, s, lp, parent);
+        }
+    }
+    Ok(v)
+}
+
+/// The tree mode (module docs); `None` when a leaf breaks the assumptions
+/// (the caller falls back to the general mode).
+fn walk_tree<V, I>(file: &Slog2File, scope: &Scope, leaves: &Leaves, init: &I) -> Result<Option<V>>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    let keys = file_keys(file);
+    let (inner, leaf_nodes) = selected_nodes(file, scope, false);
+    let (states, mut v) = collect_states(file, scope, &inner, true, &keys, init)?;
+    let g = GIndex::build(states);
+
+    // Step 2: foreign entries to their leaf, the others emitted now.
+    let mut foreign: FxHashMap<u32, Vec<(u32, u32)>> = FxHashMap::default();
+    for (li, gl) in g.lines.iter().enumerate() {
+        let lp = gl.states.first().map_or(NONE, |s| line_pos(&keys, s.line));
+        for (k, s) in gl.states.iter().enumerate() {
+            if let Some(leaf) = leaves.holding(s.start, s.end) {
+                foreign.entry(leaf).or_default().push((li as u32, k as u32));
+                continue;
+            }
+            let p = gl.gpar[k];
+            emit(
+                &mut v,
+                scope,
+                s,
+                lp,
+                (p != NONE).then(|| &gl.states[p as usize]),
+            );
+        }
+    }
+
+    // Step 3: the leaves.
+    let dir = file.directory();
+    let topo = Topologies::new(file);
+    let runs = chunks(file, &leaf_nodes);
+    let all = Range::all();
+    let ctx = LeafCtx {
+        scope: *scope,
+        g: &g,
+        foreign: &foreign,
+        dir,
+        keys: &keys,
+    };
+    let (w, broken, mut flushed) = runs
+        .par_iter()
+        .try_fold(
+            || LeafWalk::new(&ctx, init()),
+            |mut w, run| {
+                walk_nodes(file, &leaf_nodes[run.clone()], &all, &topo, &mut w)?;
+                w.flush();
+                Ok(w)
+            },
+        )
+        .map(|r: Result<LeafWalk<'_, V>>| r.map(|w| (w.v, w.broken, w.flushed_foreign)))
+        .try_reduce(
+            || (init(), false, Vec::new()),
+            |mut a, mut b| {
+                a.0.merge(b.0);
+                a.2.append(&mut b.2);
+                Ok((a.0, a.1 || b.1, a.2))
+            },
+        )?;
+    if broken {
+        return Ok(None);
+    }
+    v.merge(w);
+    // Foreign states of leaves without a record (empty leaves): no state of
+    // the leaf can contain them, so their parent is in G.
+    flushed.sort_unstable();
+    let mut rest: Vec<u32> = foreign
+        .keys()
+        .copied()
+        .filter(|k| flushed.binary_search(k).is_err())
+        .collect();
+    rest.sort_unstable();
+    for leaf in rest {
+        for &(li, k) in &foreign[&leaf] {
+            let gl = &g.lines[li as usize];
+            let p = gl.gpar[k as usize];
+            let s = &gl.states[k as usize];
+            let lp = line_pos(&keys, s.line);
+            emit(
+                &mut v,
+                scope,
+                s,
+                lp,
+                (p != NONE).then(|| &gl.states[p as usize]),
+            );
+        }
+    }
+    Ok(Some(v))
+}
+
+struct LeafCtx<'a> {
+    scope: Scope,
+    g: &'a GIndex,
+    foreign: &'a FxHashMap<u32, Vec<(u32, u32)>>,
+    dir: &'a [crate::format::DirEntry],
+    keys: &'a (Arc<Keys>, Arc<Keys>),
+}
+
+/// Per line, during one leaf's sweep.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// Line array in `G` (`NONE`: none; `UNSET`: not looked up yet).
+    gl: u32,
+    /// Position of the line among the file's declared lines.
+    lpos: u32,
+    /// Leaf sweep the fields below belong to.
+    stamp: u32,
+    top: u32,
+    /// Entries of the `G` line before the current state (`UNSET`: not
+    /// searched yet in this leaf).
+    gn: u32,
+}
+
+const UNSET: u32 = u32::MAX - 1;
+
+impl Default for Slot {
+    fn default() -> Slot {
+        Slot {
+            gl: UNSET,
+            lpos: NONE,
+            stamp: 0,
+            top: NONE,
+            gn: UNSET,
+        }
+    }
+}
+
+/// Line IDs below this have their slot in a vector, the others in a map.
+const DENSE_LINES: i32 = 1 << 16;
+
+struct LeafWalk<'a, V> {
+    ctx: &'a LeafCtx<'a>,
+    v: V,
+    node: u32,
+    /// The current leaf's box.
+    leaf: (f64, f64),
+    buf: Vec<St>,
+    sorted: bool,
+    broken: bool,
+    stamp: u32,
+    dense: Vec<Slot>,
+    sparse: FxHashMap<i32, Slot>,
+    /// Leaves whose foreign `G` states this walk emitted.
+    flushed_foreign: Vec<u32>,
+}
+
+impl<'a, V: NestVisitor> LeafWalk<'a, V> {
+    fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
+        LeafWalk {
+            ctx,
+            v,
+            node: NONE,
+            leaf: (0.0, 0.0),
+            buf: Vec::new(),
+            sorted: true,
+            broken: false,
+            stamp: 0,
+            dense: Vec::new(),
+            sparse: FxHashMap::default(),
+            flushed_foreign: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    fn enter(&mut self, node: u32) {
+        if node != self.node {
+            self.flush();
+            self.node = node;
+            let b = &self.ctx.dir[node as usize].time_box;
+            self.leaf = (b.start, b.end);
+        }
+    }
+
+    /// Sweep the buffered leaf (module docs, step 3).
+    fn flush(&mut self) {
+        if self.node == NONE {
+            return;
+        }
+        let ctx = self.ctx;
+        let node = self.node;
+        self.node = NONE;
+        if let Some(f) = ctx.foreign.get(&node) {
+            for &(gl, k) in f {
+                self.buf.push(ctx.g.lines[gl as usize].states[k as usize]);
+            }
+            self.sorted = false;
+            self.flushed_foreign.push(node);
+        }
+        if self.buf.is_empty() {
+            self.sorted = true;
+            return;
+        }
+        if !self.sorted {
+            self.buf.sort_unstable_by(cmp_key);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.dense.iter_mut().for_each(|s| s.stamp = 0);
+            self.sparse.values_mut().for_each(|s| s.stamp = 0);
+            self.stamp = 1;
+        }
+        let (g, scope, stamp) = (ctx.g, ctx.scope, self.stamp);
+        let mut buf = std::mem::take(&mut self.buf);
+        for i in 0..buf.len() {
+            let s = buf[i];
+            let slot = match usize::try_from(s.line) {
+                Ok(l) if s.line < DENSE_LINES => {
+                    if l >= self.dense.len() {
+                        self.dense.resize(l + 1, Slot::default());
+                    }
+                    &mut self.dense[l]
+                }
+                _ => self.sparse.entry(s.line).or_default(),
+            };
+            if slot.gl == UNSET {
+                slot.gl = g.of_line.get(&s.line).copied().unwrap_or(NONE);
+                slot.lpos = line_pos(ctx.keys, s.line);
+            }
+            if slot.stamp != stamp {
+                slot.stamp = stamp;
+                slot.top = NONE;
+                slot.gn = UNSET;
+            }
+            // Last container in the leaf.
+            let mut top = slot.top;
+            while top != NONE && !contains(&buf[top as usize], &s) {
+                top = buf[top as usize].below;
+            }
+            let local = (top != NONE).then_some(top as usize);
+            // Last container in G, if later than the local one: only G
+            // entries starting at or after the local one can be.
+            let mut gpar: Option<&St> = None;
+            if slot.gl != NONE {
+                let gl = &g.lines[slot.gl as usize];
+                let st = &gl.states;
+                let mut n = if slot.gn == UNSET {
+                    st.partition_point(|x| before(x, &s))
+                } else {
+                    slot.gn as usize
+                };
+                while n < st.len() && before(&st[n], &s) {
+                    n += 1;
+                }
+                slot.gn = n as u32;
+                let floor = local.map_or(f64::NEG_INFINITY, |p| buf[p].start);
+                let mut j = n as u32;
+                j = if j == 0 { NONE } else { j - 1 };
+                while j != NONE {
+                    let q = &st[j as usize];
+                    if q.start < floor {
+                        break;
+                    }
+                    if contains(q, &s) {
+                        if local.is_none_or(|p| before(&buf[p], q)) {
+                            gpar = Some(q);
+                        }
+                        break;
+                    }
+                    j = gl.gpar[j as usize];
+                }
+            }
+            let lpos = slot.lpos;
+            slot.top = i as u32;
+            let parent = gpar.or(local.map(|p| &buf[p]));
+            emit(&mut self.v, &scope, &s, lpos, parent);
+            buf[i].below = top;
+        }
+        buf.clear();
+        self.buf = buf;
+        self.sorted = true;
+    }
+}
+
+impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
+    #[inline(always)]
+    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
+        self.enter(p.at.node);
+        if p.topology != Topology::State {
+            if self.ctx.scope.selects(p.start, p.end) {
+                self.v.primitive(p);
+            }
+            return;
+        }
+        let Some(s) = st_of(p, &self.ctx.keys.1) else {
+            return;
+        };
+        if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
+            self.broken = true;
+        }
+        if self.sorted {
+            if let Some(last) = self.buf.last() {
+                if !before(last, &s) {
+                    self.sorted = false;
+                }
+            }
+        }
+        self.buf.push(s);
+    }
+
+    fn composite(&mut self, c: &CompositeRef<'_>) {
+        self.enter(c.at.node);
+        if self.ctx.scope.selects(c.start, c.end) {
+            self.v.composite(c);
+        }
+    }
+}
