@@ -19,7 +19,9 @@
 //! Boundary rules, for both sets:
 //! * handles stored in Java (`long`) are keys into a `slog2_handles`
 //!   registry (the one the C ABI uses), never pointers; every call
-//!   validates its key;
+//!   validates its key, and a call that panics retires its handle
+//!   ([`call_on`]): later calls throw `ClosedException` ("retired") instead
+//!   of working on a half-updated object;
 //! * every native body runs under `guard`: a Rust error becomes a Java
 //!   exception carrying the library's message — for the viewer natives the
 //!   `slog2.api` subclass of `Slog2Exception` of its `ErrorKind`
@@ -32,9 +34,11 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use jni::JNIEnv;
 use slog2::ErrorKind;
+use slog2_handles::Missing;
 
 pub mod api;
 pub mod inputlog;
@@ -175,6 +179,37 @@ pub(crate) type Registry<T> = slog2_handles::Registry<T>;
 /// A Java `long` handle as a registry key.
 pub(crate) fn key(h: i64) -> u64 {
     h as u64
+}
+
+/// The object behind Java handle `h` of `reg`. An unknown or closed handle,
+/// and one retired after a panic, fail as [`ErrorKind::Closed`]; `closed`
+/// is the message of the first (each binding words it for its users).
+pub(crate) fn lookup<T>(reg: &Registry<T>, h: i64, what: &str, closed: &str) -> JResult<Arc<T>> {
+    reg.lookup(key(h)).map_err(|why| match why {
+        Missing::Unknown => Fail::new(ErrorKind::Closed, closed),
+        Missing::Retired => Fail::new(
+            ErrorKind::Closed,
+            format!(
+                "{what} handle {h} was retired: an earlier call on it met an internal error \
+                 (a panic, reported then), so its state is unknown"
+            ),
+        ),
+    })
+}
+
+/// Run `f` on the object of handle `h` ([`lookup`]); if `f` panics, the
+/// handle is retired before the panic reaches [`guard`] (which throws it as
+/// a `java.lang.Error`), so no later call works on a half-updated object —
+/// the rule the C ABI follows (`slog2_handles::Registry::retire_on_panic`).
+pub(crate) fn call_on<T, R>(
+    reg: &Registry<T>,
+    h: i64,
+    what: &str,
+    closed: &str,
+    f: impl FnOnce(&T) -> JResult<R>,
+) -> JResult<R> {
+    let obj = lookup(reg, h, what, closed)?;
+    reg.retire_on_panic(key(h), || f(&obj))
 }
 
 /// A registry key as a Java `long` handle.
