@@ -14,6 +14,9 @@
 # replay it: ours (`slog2 bench replay`) and the reference (java/bench/reference/RefPlan.java)
 # with the update alone, then both with the update plus one pass over every row — odd
 # rounds ours first, even rounds the reference first, so drifting load hits both alike.
+# The JVM runs with -Xbatch: its JIT compiles in the foreground during the warm-up, so no
+# compiler thread competes with the timed lines (without it, on a loaded 2-core machine,
+# 0.5-2.9 s of compilation still ran during the reference's timed lines).
 # Output: a ROUND line (with the load average), each process's RESULT/INFO lines, and a
 # TIME line per process (/usr/bin/time: whole-process user and system CPU, wall).
 set -eu
@@ -35,7 +38,7 @@ one() {
     if [ "$1" = ours ]; then
         set -- "$1" "$2" "$slog2" bench replay "$file" "$tmp/plan.txt"
     else
-        set -- "$1" "$2" java -Xmx4g -cp "$jar:$tmp" RefPlan "$file" "$tmp/plan.txt"
+        set -- "$1" "$2" java -Xbatch -Xmx4g -cp "$jar:$tmp" RefPlan "$file" "$tmp/plan.txt"
     fi
     side=$1 variant=$2
     shift 2
