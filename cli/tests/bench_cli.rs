@@ -101,7 +101,10 @@ fn plan_then_replay_both_variants() {
         let touched: f64 = q["touched"].parse().unwrap();
         assert!(rows > 50.0, "{kind}: {rows} rows per window");
         // `rows` is printed with one decimal.
-        assert!((touched - rows * n as f64).abs() <= 0.05 * n as f64, "{q:?}");
+        assert!(
+            (touched - rows * n as f64).abs() <= 0.05 * n as f64,
+            "{q:?}"
+        );
         for m in ["p50", "p99", "mean", "cpu"] {
             assert!(q[m].parse::<f64>().unwrap() > 0.0, "{m}: {q:?}");
         }
