@@ -41,7 +41,7 @@ fn on_file<R>(h: jlong, f: impl FnOnce(&Slog2File) -> JResult<R>) -> JResult<R> 
         registry(),
         h,
         "slog2: reader",
-        &format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"),
+        || format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"),
         f,
     )
 }

@@ -166,7 +166,7 @@ fn with_input<R>(
         registry(),
         h,
         "slog2 TraceInput: file",
-        &format!("slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"),
+        || format!("slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"),
         |hd| f(&mut lock(hd)),
     )
 }

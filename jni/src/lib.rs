@@ -20,7 +20,7 @@
 //! * handles stored in Java (`long`) are keys into a `slog2_handles`
 //!   registry (the one the C ABI uses), never pointers; every call
 //!   validates its key, and a call that panics retires its handle
-//!   ([`call_on`]): later calls throw `ClosedException` ("retired") instead
+//!   (`call_on`): later calls throw `ClosedException` ("retired") instead
 //!   of working on a half-updated object;
 //! * every native body runs under `guard`: a Rust error becomes a Java
 //!   exception carrying the library's message — for the viewer natives the
@@ -183,10 +183,16 @@ pub(crate) fn key(h: i64) -> u64 {
 
 /// The object behind Java handle `h` of `reg`. An unknown or closed handle,
 /// and one retired after a panic, fail as [`ErrorKind::Closed`]; `closed`
-/// is the message of the first (each binding words it for its users).
-pub(crate) fn lookup<T>(reg: &Registry<T>, h: i64, what: &str, closed: &str) -> JResult<Arc<T>> {
+/// makes the message of the first (each set of natives words it for its
+/// users; made only on failure).
+pub(crate) fn lookup<T>(
+    reg: &Registry<T>,
+    h: i64,
+    what: &str,
+    closed: impl FnOnce() -> String,
+) -> JResult<Arc<T>> {
     reg.lookup(key(h)).map_err(|why| match why {
-        Missing::Unknown => Fail::new(ErrorKind::Closed, closed),
+        Missing::Unknown => Fail::new(ErrorKind::Closed, closed()),
         Missing::Retired => Fail::new(
             ErrorKind::Closed,
             format!(
@@ -205,7 +211,7 @@ pub(crate) fn call_on<T, R>(
     reg: &Registry<T>,
     h: i64,
     what: &str,
-    closed: &str,
+    closed: impl FnOnce() -> String,
     f: impl FnOnce(&T) -> JResult<R>,
 ) -> JResult<R> {
     let obj = lookup(reg, h, what, closed)?;
