@@ -141,6 +141,37 @@ typedef struct SLOG2_Scan_s SLOG2_Scan_s;
 typedef struct SLOG2_File_s *SLOG2_File;
 
 /*
+ What a file holds (the definitions: SLOG2_Count_definition).
+ */
+typedef struct SLOG2_Counts {
+  /*
+   Top-level records: primitives and composites.
+   */
+  int64_t drawables;
+  /*
+   Composites (drawables too).
+   */
+  int64_t composites;
+  /*
+   Primitives inside composites (not drawables of their own).
+   */
+  int64_t members;
+  /*
+   Every primitive, members included (drawables - composites + members).
+   */
+  int64_t primitives;
+  /*
+   Rows of every table of the whole file (drawables + members).
+   */
+  int64_t rows;
+} SLOG2_Counts;
+
+/*
+ Handle of a whole-file scan (SLOG2_Scan_open).
+ */
+typedef struct SLOG2_Scan_s *SLOG2_Scan;
+
+/*
  Handle of a window cursor (SLOG2_Cursor_open).
  */
 typedef struct SLOG2_Cursor_s *SLOG2_Cursor;
@@ -301,11 +332,6 @@ typedef struct SLOG2_Category_head_t {
 } SLOG2_Category_head_t;
 
 /*
- Handle of a whole-file scan (SLOG2_Scan_open).
- */
-typedef struct SLOG2_Scan_s *SLOG2_Scan;
-
-/*
  The draft's other name for the directory node.
  */
 typedef struct SLOG2_Treedir_node SLOG2_Treenode;
@@ -313,6 +339,75 @@ typedef struct SLOG2_Treedir_node SLOG2_Treenode;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ The file's counts. The first call on a file scans it once (each record
+ decoded once, at the speed of reading the bytes); later calls return the
+ kept result. Safe to call from many threads. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE,
+ SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `counts` is NULL or valid for writing one struct.
+ */
+int SLOG2_Get_counts(SLOG2_File fp, struct SLOG2_Counts *counts);
+
+/*
+ Per category, sorted by index: the category `index`, its `drawables`
+ (top-level primitives and composites of the category), its composite
+ `members`, and the count `stored` in the file's category block (the
+ reference counts members there and stores 0 for composite categories; -1
+ for an index used by drawables but not defined). Every category of the
+ file has an entry. The four columns share `pos`/`max` (any column may be
+ NULL); on SLOG2_ERR_ARRAY_TOO_SMALL nothing is written and `*n_out`
+ holds the entries needed (a call with `max` 0 sizes the arrays). Counts
+ as SLOG2_Get_counts. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (negative pos/max),
+ SLOG2_ERR_FORMAT, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `n_out` and `pos` NULL or valid for one int; each non-NULL column valid
+ for `max` elements.
+ */
+int SLOG2_Get_category_counts(SLOG2_File fp, int *n_out, int *index, int64_t *drawables, int64_t *members, int64_t *stored, int *pos, int max);
+
+/*
+ The definition of the counts, in words (static NUL-terminated text,
+ never NULL): the same text `slog2 info --help` prints.
+ */
+const char *SLOG2_Count_definition(void);
+
+/*
+ Start a scan of the drawables whose **end** time lies in `[t0, t1]`,
+ read like a whole-file scan (SLOG2_Scan_next, SLOG2_Scan_next_size,
+ SLOG2_Scan_close; same order: node blocks in file order, whole records).
+ Only the nodes whose box meets the range are read; consecutive ranges
+ `[a, b]`, `(b, c]`... return each drawable once (a composite with its
+ members, by the composite's end). `*scan` is set to the handle, or to
+ NULL on failure. Returns SLOG2_OK; SLOG2_ERR_BAD_ARG (a NaN bound or
+ t0 > t1), SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `scan` is NULL or valid for writing one handle.
+ */
+int SLOG2_Scan_open_range(SLOG2_File fp, double t0, double t1, SLOG2_Scan *scan);
+
+/*
+ Compress the tree nodes of the file being written at zlib `level` (1
+ fastest … 9 smallest), or write plain SLOG-2 2.0.6 (`level` 0, the
+ default). A compressed file has the version `SLOG 2.0.Z`: libslog2, the
+ `slog2` tool and its bindings read it like any other; the reference
+ tools (Jumpshot-4, slog2print) refuse it with their version message, and
+ `slog2 convert FILE -o PLAIN` turns it back into 2.0.6. Call it, like
+ SLOG2_Write_header_ex, before the first category, y-map or drawable.
+ Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE,
+ SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG (`level` outside 0..9),
+ SLOG2_ERR_IO.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
+ */
+int SLOG2_Write_compression(SLOG2_File fp, int level);
 
 /*
  Open `filename` for writing (`mode` 'w') or reading ('r'). Writing goes to a

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fx=../shared/fixtures
 [ -d "$fx" ] || { echo "fuzz-seeds: $fx is missing" >&2; exit 1; }
-for t in slog2_read slog2_open retree capi_input text_trace clog2 trace_api otf2; do mkdir -p "fuzz/corpus/$t"; done
+for t in slog2_read slog2_open slog2_packed retree capi_input text_trace clog2 trace_api otf2; do mkdir -p "fuzz/corpus/$t"; done
 for f in "$fx"/*/*.slog2; do
   b=$(basename "$f" .slog2)
   cp "$f" "fuzz/corpus/slog2_read/$b.slog2"

@@ -42,14 +42,11 @@ if ! [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]]; then
   exit 1
 fi
 
-# --all-targets: the same unit graph as `cargo test --release --all-targets`
-# (scripts/test-all.sh). A plain `cargo build --release` resolves features
-# without the dev-dependencies (getrandom, serde_core and syn get fewer
-# features), which changes the metadata of slog2 and slog2-cli; their
-# unhashed outputs (libslog2.so/.a, the slog2 binary) then alternate between
-# the two builds and each run recompiles both crates (~2 min each here).
-# Building the tests too costs nothing after test-all and keeps both fresh.
-cargo build --release --workspace --all-targets
+# The whole workspace, as every script and the README build it: one feature
+# set for all builds (scripts/feature-check.sh), so this neither rebuilds what
+# `cargo test --all-targets` or a plain `cargo build --release` made nor makes
+# them rebuild.
+cargo build --release
 
 release="$root/target/release"
 for f in libslog2.so libslog2.a slog2 libslog2jni.so; do
@@ -105,6 +102,12 @@ require_otf2=OFF
 [ "${SLOG2_REQUIRE_OTF2:-0}" = 1 ] && require_otf2=ON
 if command -v cmake >/dev/null 2>&1; then
   plugin_build="$root/target/otf2-plugin"
+  # A target/ copied from another checkout carries a CMake cache of that
+  # checkout's sources, which cmake refuses: start that build directory afresh.
+  if [ -f "$plugin_build/CMakeCache.txt" ] &&
+     ! grep -qx "CMAKE_HOME_DIRECTORY:INTERNAL=$root/readers/otf2" "$plugin_build/CMakeCache.txt"; then
+    rm -rf "$plugin_build"
+  fi
   cmake -S readers/otf2 -B "$plugin_build" -DSLOG2_TRACE_INCLUDE="$root/include" \
         -DSLOG2_REQUIRE_OTF2="$require_otf2" >/dev/null
   if [ -f "$plugin_build/Makefile" ] || [ -f "$plugin_build/build.ninja" ]; then

@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 file=$1; n=$2; jumpshot=${3:-}; rounds=${4:-3}; jumps=${5:-10000}
-cargo build --release -p slog2-jni -p slog2-cli >/dev/null 2>&1
+cargo build --release >/dev/null 2>&1
 [ -f "$file" ] || target/release/slog2 bench write "$n" -o "$file"
 java/build.sh --no-test >/dev/null
 out=$(mktemp -d /tmp/slog2-jbench.XXXXXX)

@@ -27,8 +27,12 @@ fi
 rm -rf python/build python/slog2.egg-info
 export SLOG2_LIB="$root/target/release/libslog2.so"
 export MPLBACKEND=Agg
-# Run from a temporary directory against the *installed* package (pip install
-# ./python), with the tests read from the repo.
-cd "$(mktemp -d)"
-exec "$py" -m pytest -q -p no:cacheprovider --rootdir "$root/python" \
+# Run from a temporary directory of our own against the *installed* package
+# (pip install ./python), with the tests read from the repo; pytest's
+# tmp_path directories live inside it (--basetemp), and all of it is removed
+# at the end, so the suite leaves nothing in /tmp.
+work=$(mktemp -d "${TMPDIR:-/tmp}/slog2-pytest.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+"$py" -m pytest -q -p no:cacheprovider --rootdir "$root/python" --basetemp "$work/tmp" \
   -c "$root/python/pyproject.toml" "$root/python/tests" "$@"

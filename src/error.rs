@@ -152,6 +152,17 @@ pub enum Error {
 
     #[error("{0}")]
     State(String),
+
+    /// An SLOG-2 file was expected but `path` holds a trace slog2 converts
+    /// (`what`, e.g. "an MPE CLOG2 log"): the reader's error plus the command
+    /// that makes the SLOG-2 file.
+    #[error("{source}; {path} is {what}: convert it first with `slog2 convert {path} -o {out}`")]
+    NeedsConversion {
+        source: Box<Error>,
+        path: String,
+        what: &'static str,
+        out: String,
+    },
 }
 
 impl Error {
@@ -188,6 +199,7 @@ impl Error {
             Error::Unsupported(_) => ErrorKind::Unsupported,
             Error::Closed { .. } => ErrorKind::Closed,
             Error::State(_) => ErrorKind::State,
+            Error::NeedsConversion { source, .. } => source.kind(),
         }
     }
 

@@ -197,6 +197,7 @@ proptest! {
         nc in 2i16..5,
         max_rows in 0usize..40,
         max_info in 0usize..100,
+        (ra, rlen) in (0u32..2400, 0u32..900),
     ) {
         ds.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
         let dir = tempfile::tempdir().unwrap();
@@ -217,7 +218,66 @@ proptest! {
         check_file(&f);
         let b = scan_batched(&f, max_rows, max_info);
         prop_assert_eq!(records(&b), records(&scan));
+        // A time range: exactly the records whose end lies in it.
+        let (t0, t1) = (ra as f64 / 64.0, (ra + rlen) as f64 / 64.0);
+        let mut range = f.scan_range(t0, t1).unwrap();
+        let (mut got, mut batch) = (Rows::default(), Rows::default());
+        while range.next_into(&mut batch, max_rows, max_info).unwrap() {
+            got.append(&batch);
+        }
+        let want: Vec<Vec<RowKey>> = records(&scan)
+            .into_iter()
+            .filter(|r| {
+                let end = f64::from_bits(r[0].2[1]);
+                end >= t0 && end <= t1
+            })
+            .collect();
+        prop_assert_eq!(sorted(records(&got)), sorted(want));
+        // The counts, by their definitions (slog2::read::counts).
+        let c = f.counts().unwrap();
+        let comps: Vec<usize> = ds.iter().filter_map(|d| match d {
+            Drawable::Composite(c) => Some(c.members.len()),
+            _ => None,
+        }).collect();
+        prop_assert_eq!(c.drawables as usize, ds.len());
+        prop_assert_eq!(c.composites as usize, comps.len());
+        prop_assert_eq!(c.members as usize, comps.iter().sum::<usize>());
+        prop_assert_eq!(c.rows() as usize, scan.len());
+        for cc in &c.by_category {
+            let top = ds.iter().filter(|d| d.category() == cc.index).count() as u64;
+            let mem = ds.iter().map(|d| match d {
+                Drawable::Composite(c) => c.members.iter().filter(|m| m.category == cc.index).count(),
+                _ => 0,
+            }).sum::<usize>() as u64;
+            prop_assert_eq!((cc.drawables, cc.members), (top, mem), "category {}", cc.index);
+        }
     }
+}
+
+#[test]
+fn a_range_with_nan_or_reversed_bounds_is_refused() {
+    let f = Slog2File::open(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/fixtures/trace-sample/data.slog2"),
+    )
+    .unwrap();
+    for (a, b) in [(f64::NAN, 1.0), (0.0, f64::NAN), (2.0, 1.0)] {
+        let e = f.scan_range(a, b).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+    }
+    // data.slog2: 9 drawables (3 composites with 14 members), stored
+    // category counts 0 for the composite category (the reference's).
+    let c = f.counts().unwrap();
+    assert_eq!(
+        c.summary(),
+        "9 drawables (3 composites with 14 members), 20 primitives, 23 rows"
+    );
+    let uc = c.category(183).unwrap();
+    assert_eq!((uc.drawables, uc.members, uc.stored), (3, 0, Some(0)));
+    let send = c.category(81).unwrap();
+    assert_eq!((send.drawables, send.members, send.stored), (0, 2, Some(2)));
+    let stored: i64 = c.by_category.iter().filter_map(|c| c.stored).sum();
+    assert_eq!(stored as u64, c.primitives());
 }
 
 fn fixtures(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {

@@ -15,12 +15,12 @@ int main(int argc, char **argv)
     TRACE_file fp = NULL;
     int ierr = TRACE_Open(argv[1], &fp);
     if (fp == NULL) {
-        fprintf(stderr, "%s\n", TRACE_Get_err_string(ierr));
+        fprintf(stderr, "%s: %s\n", TRACE_Get_err_string(ierr), SLOG2_Get_last_error());
         return 1;
     }
     TRACE_Rec_Kind_t kind = TRACE_EOF;
     if ((ierr = TRACE_Peek_next_kind(fp, &kind)) != 0 || (ierr = TRACE_Close(&fp)) != 0) {
-        fprintf(stderr, "Error: %s\n", TRACE_Get_err_string(ierr));
+        fprintf(stderr, "%s: %s\n", TRACE_Get_err_string(ierr), SLOG2_Get_last_error());
         return 1;
     }
     printf("consumer: first record kind %d; SLOG2_OK text: %s\n", (int)kind, SLOG2_Get_err_string(SLOG2_OK));

@@ -34,6 +34,9 @@
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
 
+pub mod compress;
+pub mod counts;
+pub mod scan_range;
 pub mod slog2;
 pub mod trace;
 
@@ -571,6 +574,12 @@ pub(crate) mod test_util {
             Error::Unsupported("u".into()),
             Error::Closed { what: "w".into() },
             Error::State("s".into()),
+            Error::NeedsConversion {
+                source: Box::new(Error::NoDrawables),
+                path: "p".into(),
+                what: "w",
+                out: "o".into(),
+            },
         ];
         for e in &v {
             match e {
@@ -587,7 +596,8 @@ pub(crate) mod test_util {
                 | Error::NoDrawables
                 | Error::Unsupported(_)
                 | Error::Closed { .. }
-                | Error::State(_) => {}
+                | Error::State(_)
+                | Error::NeedsConversion { .. } => {}
             }
         }
         v

@@ -30,6 +30,10 @@ pub(crate) enum Cmd {
         nc: i16,
         #[arg(long = "ls", default_value = "64k", value_parser = parse_size)]
         ls: i32,
+        /// Compress the tree nodes (zlib LEVEL, as `convert --compress`).
+        #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true,
+              default_missing_value = "6", value_parser = clap::value_parser!(u32).range(1..=9))]
+        compress: Option<u32>,
     },
     /// Write a synthetic CLOG2 (MPE) log of about N records on 64 ranks (nested states,
     /// ring messages, events) for the CLOG2 conversion benchmark.
@@ -129,7 +133,13 @@ pub(crate) enum Cmd {
 
 pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
     match b {
-        Cmd::Write { n, output, nc, ls } => {
+        Cmd::Write {
+            n,
+            output,
+            nc,
+            ls,
+            compress,
+        } => {
             let tmp = tempfile::tempdir().map_err(|e| io_err(Path::new("."), e))?;
             let out = output.unwrap_or_else(|| tmp.path().join("bench.slog2"));
             let t = std::time::Instant::now();
@@ -138,6 +148,7 @@ pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
                 WriterOptions {
                     children_per_node: nc,
                     leaf_bytesize: ls,
+                    compress,
                     ..Default::default()
                 },
             )?;

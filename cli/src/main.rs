@@ -20,6 +20,7 @@ mod bench;
 mod check;
 mod convert;
 mod info;
+mod info_counts;
 mod print;
 mod query;
 mod query_out;

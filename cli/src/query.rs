@@ -67,11 +67,15 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
             out.rows(rows).map_err(|e| io_err(&file, e))
         })?,
     };
-    let (drawables, shadows) = (out.drawables, out.shadows);
+    let note = out.summary(&f, t0, t1);
     out.finish().map_err(|e| io_err(&file, e))?;
+    if let Some(empty) = note.empty {
+        eprintln!("slog2: {empty}");
+    }
     if a.stats {
         eprintln!(
-            "window [{t0}, {t1}]: {drawables} drawables, {shadows} shadows; read {} of {} tree nodes, {} bytes",
+            "{}; read {} of {} tree nodes, {} bytes",
+            note.line,
             st.nodes_read,
             f.directory().len(),
             st.bytes_read

@@ -6,13 +6,21 @@
 //! the same array `serde_json` would print for the whole list, written an
 //! item at a time.
 //!
-//! What each format shows of a row (the columns of `read::Rows`):
-//! `kind` is `composite`, `shadow` or the category's topology; a
-//! primitive's `vertices` are its first and last vertex (one for an event:
-//! an arrow keeps its direction); a composite lists its members the same
-//! way; a shadow's vertices are its box start and end with its first and
-//! last line, plus the rows it summarises (`num_real`) and its
-//! per-category weights.
+//! Every format shows the same rows as every binding's table
+//! (`slog2::read::counts` defines them): one row per drawable and one per
+//! composite member, numbered from 0 in the window (`row`), a member's
+//! `parent` being its composite's row and every other row's -1, and
+//! `num_real` as in the columns (1 for a primitive, the member count of a
+//! composite, the primitives a shadow summarises). CSV has a line per row;
+//! text a line per row with members indented under their composite; JSON
+//! an item per drawable with its members inside it (each with its `row` and
+//! `parent`).
+//!
+//! What each format shows of a row: `kind` is `composite`, `shadow` or the
+//! category's topology; a primitive's `vertices` are its first and last
+//! vertex (one for an event: an arrow keeps its direction); a shadow's
+//! vertices are its box start and end with its first and last line, plus
+//! its per-category weights.
 
 use std::io::{self, Write};
 
@@ -29,6 +37,12 @@ pub(crate) enum Format {
     Json,
 }
 
+/// The `--stats` line and the empty-window note of a query.
+pub(crate) struct Summary {
+    pub line: String,
+    pub empty: Option<String>,
+}
+
 /// Writes the rows of one query as they are handed over.
 pub(crate) struct QueryOut<'a, W: Write> {
     f: &'a Slog2File,
@@ -36,15 +50,23 @@ pub(crate) struct QueryOut<'a, W: Write> {
     w: W,
     /// Items written (JSON: whether a comma is due).
     items: usize,
-    /// Top-level drawables and shadows written (for `--stats`).
+    /// Rows written before the current piece (row numbers count from the
+    /// window's first row across pieces).
+    base: usize,
+    /// Drawables, composite members and shadows written (for `--stats` and
+    /// the empty-window note).
     pub drawables: usize,
+    pub members: usize,
     pub shadows: usize,
 }
 
 impl<'a, W: Write> QueryOut<'a, W> {
     pub fn new(f: &'a Slog2File, format: Format, mut w: W) -> io::Result<Self> {
         match format {
-            Format::Csv => writeln!(w, "kind,category,name,start,end,line0,line1,num_real,info")?,
+            Format::Csv => writeln!(
+                w,
+                "row,parent,kind,category,name,start,end,time0,line0,time1,line1,num_real,info"
+            )?,
             Format::Json => w.write_all(b"[")?,
             Format::Text => {}
         }
@@ -53,7 +75,9 @@ impl<'a, W: Write> QueryOut<'a, W> {
             format,
             w,
             items: 0,
+            base: 0,
             drawables: 0,
+            members: 0,
             shadows: 0,
         })
     }
@@ -82,16 +106,31 @@ impl<'a, W: Write> QueryOut<'a, W> {
         }
     }
 
-    /// Write every top-level row of `r` (members go with their composite).
+    /// The window-wide number of row `i` of the current piece, and of its
+    /// parent (-1 for none).
+    fn row_ids(&self, r: &Rows, i: usize) -> (usize, i64) {
+        let p = r.parent[i];
+        (
+            self.base + i,
+            if p >= 0 {
+                (self.base + p as usize) as i64
+            } else {
+                -1
+            },
+        )
+    }
+
+    /// Write every row of `r` (a piece of the window: whole records).
     pub fn rows(&mut self, r: &Rows) -> io::Result<()> {
         let mut wk = 0; // next entry of r.weights (grouped by row ascending)
         for i in 0..r.len() {
-            if r.parent[i] >= 0 {
-                continue;
-            }
+            let (row, parent) = self.row_ids(r, i);
+            let member = parent >= 0;
             let shadow = r.kind[i] == ROW_SHADOW;
             if shadow {
                 self.shadows += 1;
+            } else if member {
+                self.members += 1;
             } else {
                 self.drawables += 1;
             }
@@ -124,48 +163,53 @@ impl<'a, W: Write> QueryOut<'a, W> {
                     writeln!(self.w)?;
                 }
                 Format::Text => {
+                    // Members are indented under their composite.
+                    let kind = r.kind_name(self.f, i);
+                    if member {
+                        write!(self.w, "  {kind:<7}")?;
+                    } else {
+                        write!(self.w, "{kind:<9}")?;
+                    }
                     write!(
                         self.w,
-                        "{:<9} {:<20} [{}, {}] lines {}->{}",
-                        r.kind_name(self.f, i),
-                        name,
-                        r.start[i],
-                        r.end[i],
-                        r.line0[i],
-                        r.line1[i]
+                        " {:<20} [{}, {}] lines {}->{}",
+                        name, r.start[i], r.end[i], r.line0[i], r.line1[i]
                     )?;
                     let text = self.text(r, i);
                     if !text.is_empty() {
                         write!(self.w, " {text}")?;
                     }
+                    if r.kind[i] == ROW_COMPOSITE {
+                        write!(self.w, " ({} members)", r.num_real[i])?;
+                    }
                     writeln!(self.w)?;
                 }
-                Format::Csv if shadow => writeln!(
-                    self.w,
-                    "shadow,{},{},{},{},{},{},{},",
-                    r.category[i],
-                    csv(&name),
-                    r.start[i],
-                    r.end[i],
-                    r.line0[i],
-                    r.line1[i],
-                    r.num_real[i]
-                )?,
                 Format::Csv => writeln!(
                     self.w,
-                    "{},{},{},{},{},{},{},1,{}",
+                    "{row},{parent},{},{},{},{},{},{},{},{},{},{},{}",
                     r.kind_name(self.f, i),
                     r.category[i],
                     csv(&name),
                     r.start[i],
                     r.end[i],
+                    r.time0[i],
                     r.line0[i],
+                    r.time1[i],
                     r.line1[i],
-                    csv(&self.text(r, i))
+                    r.num_real[i],
+                    if shadow {
+                        String::new()
+                    } else {
+                        csv(&self.text(r, i))
+                    }
                 )?,
+                // Members are written inside their composite's item.
+                Format::Json if member => {}
                 Format::Json => {
                     let item = if shadow {
                         json!({
+                            "row": row,
+                            "parent": -1,
                             "kind": "shadow",
                             "category": r.category[i],
                             "name": name,
@@ -182,11 +226,14 @@ impl<'a, W: Write> QueryOut<'a, W> {
                         })
                     } else {
                         let mut o = json!({
+                            "row": row,
+                            "parent": -1,
                             "kind": r.kind_name(self.f, i),
                             "category": r.category[i],
                             "name": name,
                             "start": r.start[i],
                             "end": r.end[i],
+                            "num_real": r.num_real[i],
                             "info": self.text(r, i),
                         });
                         if r.kind[i] == ROW_COMPOSITE {
@@ -194,8 +241,16 @@ impl<'a, W: Write> QueryOut<'a, W> {
                             let members = (i + 1..r.len())
                                 .take_while(|&m| r.parent[m] == i as i32)
                                 .map(|m| {
+                                    let (mrow, mparent) = self.row_ids(r, m);
                                     json!({
+                                        "row": mrow,
+                                        "parent": mparent,
+                                        "kind": r.kind_name(self.f, m),
                                         "category": r.category[m],
+                                        "name": self.name(r.category[m]),
+                                        "start": r.start[m],
+                                        "end": r.end[m],
+                                        "info": self.text(r, m),
                                         "vertices": self.vertices(r, m),
                                     })
                                 })
@@ -209,8 +264,11 @@ impl<'a, W: Write> QueryOut<'a, W> {
                     self.json_item(&item)?;
                 }
             }
-            self.items += 1;
+            if !member || self.format != Format::Json {
+                self.items += 1;
+            }
         }
+        self.base += r.len();
         Ok(())
     }
 
@@ -222,6 +280,25 @@ impl<'a, W: Write> QueryOut<'a, W> {
             .write_all(if self.items == 0 { b"\n  " } else { b",\n  " })?;
         self.w.write_all(s.replace('\n', "\n  ").as_bytes())?;
         Ok(())
+    }
+
+    /// What was written: the `--stats` line and, for an empty window, a
+    /// note naming the file's time range (a window outside the file gives
+    /// no rows and exit 0, so a user needs the hint).
+    pub fn summary(&self, f: &Slog2File, t0: f64, t1: f64) -> Summary {
+        let tb = f.total_time();
+        Summary {
+            line: format!(
+                "window [{t0}, {t1}]: {} drawables, {} composite members, {} shadows",
+                self.drawables, self.members, self.shadows
+            ),
+            empty: (self.drawables + self.shadows == 0).then(|| {
+                format!(
+                    "no drawables in the window [{t0}, {t1}]; the file spans [{}, {}] s",
+                    tb.start, tb.end
+                )
+            }),
+        }
     }
 
     /// Close the output (the JSON array) and flush it.

@@ -213,11 +213,11 @@ fn retree_an_slog2_file_and_query_it() {
         "csv",
     ]);
     assert_eq!(code, 0);
-    let want = a.window(0.05, 0.06).unwrap().drawables.len();
+    let want = a.window_rows(0.05, 0.06).unwrap().len();
     assert_eq!(
         csv.lines().count(),
         want + 1,
-        "csv header + one line per drawable"
+        "csv header + one line per row (drawables and composite members)"
     );
     let (code, json, _) = run(&[
         "query",
@@ -416,7 +416,10 @@ fn query_json_streams_the_whole_window_in_order() {
     let w = f.window(tb.start, tb.end).unwrap();
     assert_eq!(items.len(), w.drawables.len());
     assert_eq!(items.len(), 12_000);
-    assert!(err.contains("12000 drawables, 0 shadows"), "{err}");
+    assert!(
+        err.contains("12000 drawables, 5145 composite members, 0 shadows"),
+        "{err}"
+    );
     let verts = |p: &slog2::Primitive| -> serde_json::Value {
         p.vertices
             .iter()

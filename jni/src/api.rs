@@ -13,7 +13,7 @@
 //! `Slog2Exception` for their kind (`crate::exception_class`) with the
 //! library's message.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use slog2::ErrorKind;
 
@@ -21,33 +21,37 @@ use jni::objects::{GlobalRef, JByteArray, JClass, JMethodID, JObject, JString};
 use jni::sys::{jdouble, jint, jlong, jvalue};
 use jni::JNIEnv;
 
-use slog2::read::Rows;
+use slog2::read::{Rows, RowsRef, ShadowWeights};
 use slog2::Slog2File;
 
 use crate::{guard, handle, key, Fail, JResult, Registry};
 
 /// Errors are thrown as the `slog2.api` class of their kind.
-const EXC: fn(ErrorKind) -> &'static str = crate::exception_class;
+pub(crate) const EXC: fn(ErrorKind) -> &'static str = crate::exception_class;
 
-fn registry() -> &'static Registry<Slog2File> {
+pub(crate) fn registry() -> &'static Registry<Slog2File> {
     static R: Registry<Slog2File> = Registry::new();
     &R
 }
 
+/// The file of reader handle `h` (a closed or retired handle fails as
+/// `Closed`), for natives that keep it (cursors, scans).
+pub(crate) fn file(h: jlong) -> JResult<Arc<Slog2File>> {
+    crate::lookup(registry(), h, "slog2: reader", || closed_reader(h))
+}
+
+fn closed_reader(h: jlong) -> String {
+    format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)")
+}
+
 /// Run `f` on the file of handle `h`; a panic inside retires the handle
 /// (`crate::call_on`).
-fn on_file<R>(h: jlong, f: impl FnOnce(&Slog2File) -> JResult<R>) -> JResult<R> {
-    crate::call_on(
-        registry(),
-        h,
-        "slog2: reader",
-        || format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"),
-        f,
-    )
+pub(crate) fn on_file<R>(h: jlong, f: impl FnOnce(&Slog2File) -> JResult<R>) -> JResult<R> {
+    crate::call_on(registry(), h, "slog2: reader", || closed_reader(h), f)
 }
 
 /// Constructors looked up once (through the class loader of `slog2.api`).
-struct Ids {
+pub(crate) struct Ids {
     drawables: GlobalRef,
     drawables_new: JMethodID,
     weights: GlobalRef,
@@ -61,7 +65,7 @@ struct Ids {
 
 static IDS: OnceLock<Ids> = OnceLock::new();
 
-fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
+pub(crate) fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     if let Some(ids) = IDS.get() {
         return Ok(ids);
     }
@@ -115,7 +119,7 @@ fn ints<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
     Ok(a.into())
 }
 
-fn longs<'l>(env: &mut JNIEnv<'l>, v: &[i64]) -> JResult<JObject<'l>> {
+pub(crate) fn longs<'l>(env: &mut JNIEnv<'l>, v: &[i64]) -> JResult<JObject<'l>> {
     let a = env.new_long_array(len(v.len())?)?;
     env.set_long_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -137,7 +141,7 @@ fn bytes<'l>(env: &mut JNIEnv<'l>, v: &[u8]) -> JResult<JObject<'l>> {
     Ok(env.byte_array_from_slice(v)?.into())
 }
 
-fn string<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
+pub(crate) fn string<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
     Ok(env.new_string(s)?.into())
 }
 
@@ -153,6 +157,17 @@ fn strings<'l>(env: &mut JNIEnv<'l>, ids: &Ids, v: &[String]) -> JResult<JObject
 
 /// The `Drawables` of a query: 16 arrays and two objects in one local frame.
 fn drawables<'l>(env: &mut JNIEnv<'l>, ids: &Ids, r: &Rows) -> JResult<JObject<'l>> {
+    drawables_of(env, ids, r.view(), &r.weights)
+}
+
+/// The `Drawables` of borrowed rows (a query's, a cursor's, a scan batch's)
+/// with their shadow weights (empty but for previews).
+pub(crate) fn drawables_of<'l>(
+    env: &mut JNIEnv<'l>,
+    ids: &Ids,
+    r: RowsRef<'_>,
+    w: &ShadowWeights,
+) -> JResult<JObject<'l>> {
     let n = len(r.len())?;
     let info_offset: Vec<i32> = r
         .info_offset
@@ -167,22 +182,29 @@ fn drawables<'l>(env: &mut JNIEnv<'l>, ids: &Ids, r: &Rows) -> JResult<JObject<'
         })?;
     // The kind column as Java bytes (same values, 0..=2).
     let kind: Vec<i8> = r.kind.iter().map(|&k| k as i8).collect();
+    // Info offsets of borrowed rows count from their first info byte.
+    let base = info_offset.first().copied().unwrap_or(0);
+    let mut info_offset: Vec<i32> = info_offset.iter().map(|&o| o - base).collect();
+    if info_offset.is_empty() {
+        info_offset.push(0); // n + 1 entries, also for no rows
+    }
+    let last = info_offset.last().copied().unwrap_or(0) + base;
+    let info_bytes = r.info.get(base as usize..last as usize).unwrap_or(&[]);
     env.with_local_frame_returning_local(32, |env| {
         let jkind = env.new_byte_array(n)?;
         env.set_byte_array_region(&jkind, 0, &kind)?;
         let jkind: JObject = jkind.into();
-        let category = ints(env, &r.category)?;
-        let start = doubles(env, &r.start)?;
-        let end = doubles(env, &r.end)?;
-        let time0 = doubles(env, &r.time0)?;
-        let time1 = doubles(env, &r.time1)?;
-        let line0 = ints(env, &r.line0)?;
-        let line1 = ints(env, &r.line1)?;
-        let parent = ints(env, &r.parent)?;
-        let num_real = longs(env, &r.num_real)?;
+        let category = ints(env, r.category)?;
+        let start = doubles(env, r.start)?;
+        let end = doubles(env, r.end)?;
+        let time0 = doubles(env, r.time0)?;
+        let time1 = doubles(env, r.time1)?;
+        let line0 = ints(env, r.line0)?;
+        let line1 = ints(env, r.line1)?;
+        let parent = ints(env, r.parent)?;
+        let num_real = longs(env, r.num_real)?;
         let offsets = ints(env, &info_offset)?;
-        let info = bytes(env, &r.info)?;
-        let w = &r.weights;
+        let info = bytes(env, info_bytes)?;
         let wrow = ints(env, &w.row)?;
         let wcat = ints(env, &w.category)?;
         let wincl = floats(env, &w.incl)?;

@@ -41,7 +41,9 @@ use slog2::ErrorKind;
 use slog2_handles::Missing;
 
 pub mod api;
+pub mod counts;
 pub mod inputlog;
+pub mod moving;
 
 /// Why a native failed.
 pub(crate) enum Fail {
@@ -226,6 +228,34 @@ pub(crate) fn handle(key: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A call that panics retires its handle: the panic goes on to `guard`,
+    /// later calls fail as `Closed` saying "retired", a closed handle still
+    /// says "closed", other handles are untouched.
+    #[test]
+    fn call_on_retires_a_handle_whose_call_panicked() {
+        let reg: Registry<std::sync::Mutex<i32>> = Registry::new();
+        let (a, b) = (handle(reg.insert(0.into())), handle(reg.insert(0.into())));
+        let closed = || "closed".to_string();
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            call_on(&reg, a, "test", closed, |m| -> JResult<()> {
+                *m.lock().unwrap() = 1;
+                panic!("half done")
+            })
+        }));
+        assert!(caught.is_err(), "the panic continues to guard");
+        let msg = |r: JResult<i32>| match r {
+            Err(Fail::Lib { kind, msg }) => (kind, msg),
+            _ => panic!("expected a library failure"),
+        };
+        let (kind, m) = msg(call_on(&reg, a, "test", closed, |_| Ok(7)));
+        assert_eq!(kind, ErrorKind::Closed);
+        assert!(m.contains(&format!("test handle {a} was retired")), "{m}");
+        assert!(matches!(call_on(&reg, b, "test", closed, |_| Ok(7)), Ok(7)));
+        reg.remove(key(b));
+        let (kind, m) = msg(call_on(&reg, b, "test", closed, |_| Ok(7)));
+        assert_eq!((kind, m.as_str()), (ErrorKind::Closed, "closed"));
+    }
 
     /// Every error kind has its own `slog2.api` class, and each class is in
     /// the Java sources as a subclass of `Slog2Exception`.

@@ -63,25 +63,31 @@ def main():
     p.add_argument("--scan-only", action="store_true",
                    help="only File.scan() the file and print rows/s (for whole-process A/B timing)")
     p.add_argument("--windowed", action="store_true",
-                   help="with --scan-only: scan in consecutive windows (File.scan(t0=, t1=), the "
-                        "pre-SLOG2_Scan path) instead of the library's whole-file scan")
+                   help="with --scan-only: scan the file's time range (File.scan(t0=, t1=), the "
+                        "library's range scan) instead of its whole-file scan")
+    p.add_argument("--touch", action="store_true",
+                   help="with --scan-only: also sum end - start over every row (what "
+                        "java/bench/src/ScanBench.java does)")
     a = p.parse_args()
     if a.scan_only:
         with slog2.open(a.file) as f:
             before = status()
             q, c = time.perf_counter(), time.process_time()
-            n, nb, anon, rfile = 0, 0, 0, 0
+            n, nb, anon, rfile, tot = 0, 0, 0, 0, 0.0
             rng = f.total_time if a.windowed else (None, None)
             for w in f.scan(a.scan_rows, *rng):
                 n += len(w)
                 nb += 1
+                if a.touch:
+                    tot += float((w.end - w.start).sum())
                 if nb % 8 == 0:
                     st = status()
                     anon, rfile = max(anon, st["RssAnon"]), max(rfile, st["RssFile"])
             s, cpu = time.perf_counter() - q, time.process_time() - c
         print(f"{n} rows in {nb} batches, {s:.3f} s wall = {n / s / 1e6:.2f} M rows/s; CPU {cpu:.3f} s = "
               f"{n / cpu / 1e6:.2f} M rows/CPU-s; RssAnon MiB before {before['RssAnon']}, max during "
-              f"{anon}; RssFile max {rfile} MiB; load {open('/proc/loadavg').read().split()[0]}")
+              f"{anon}; RssFile max {rfile} MiB; peak RSS {status()['VmHWM']} MiB; sum of durations "
+              f"{tot:.6g}; load {open('/proc/loadavg').read().split()[0]}")
         return
     cq = build_c()
     f = slog2.open(a.file)

@@ -30,13 +30,26 @@ from ._errors import (
     UnsupportedError,
     WrongModeError,
 )
-from ._reader import Category, File, Rows, Tree, Weights, YMap, open
+from ._reader import (
+    COUNT_DEFINITION,
+    Category,
+    CategoryCount,
+    Counts,
+    Cursor,
+    File,
+    Rows,
+    Tree,
+    Weights,
+    YMap,
+    open,
+)
 from ._writer import Writer, encode_info
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Writer", "encode_info",
+    "open", "File", "Rows", "Weights", "Category", "YMap", "Tree", "Cursor", "Counts",
+    "CategoryCount", "COUNT_DEFINITION", "Writer", "encode_info",
     "Error", "FormatError", "OrderError", "ClosedError", "ArgumentError", "LibIOError",
     "ParseError", "InvalidDrawableError", "NullArgumentError", "WrongModeError",
     "ArrayTooSmallError", "EndOfDataError", "StateError", "NoDrawablesError", "InternalError",

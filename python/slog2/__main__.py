@@ -19,6 +19,9 @@ def main(argv=None) -> int:
     pl.add_argument("--max-rows", type=int, default=20000, help="rows above which 'auto' previews")
     pl.add_argument("--size", default="12x6", help="figure size in inches, WxH")
     pl.add_argument("--dpi", type=int, default=100)
+    pl.add_argument("--ymap", default="auto",
+                    help="y-map labelling the rows: 'auto' (the first that is not the identity map), "
+                         "a title or an index, or 'none' for raw line IDs")
     pl.add_argument("-o", "--output", required=True, help="output image (PNG, SVG, PDF by extension)")
     du = sub.add_parser("durations", help="histogram of a category's durations")
     du.add_argument("file")
@@ -40,8 +43,9 @@ def main(argv=None) -> int:
             elif depth != "auto":
                 depth = int(depth)
             w, h = (float(x) for x in a.size.lower().split("x"))
+            ymap = None if a.ymap == "none" else int(a.ymap) if a.ymap.isdigit() else a.ymap
             plot.timeline(a.file, a.t0, a.t1, output=a.output, depth=depth, max_rows=a.max_rows,
-                          figsize=(w, h), dpi=a.dpi)
+                          figsize=(w, h), dpi=a.dpi, ymap=ymap)
         else:
             cat = int(a.category) if a.category.lstrip("-").isdigit() else a.category
             plot.durations(a.file, cat, bins=a.bins, output=a.output)

@@ -151,6 +151,16 @@ class SLOG2_Query_stats(Structure):
     _fields_ = [("nodes_read", c_int), ("bytes_read", c_int64)]
 
 
+class SLOG2_Counts(Structure):
+    _fields_ = [
+        ("drawables", c_int64),
+        ("composites", c_int64),
+        ("members", c_int64),
+        ("primitives", c_int64),
+        ("rows", c_int64),
+    ]
+
+
 class TRACE_Category_head_t(Structure):
     _fields_ = [
         ("index", c_int),
@@ -168,6 +178,7 @@ STRUCTS = {
     "SLOG2_Treedir_node": SLOG2_Treedir_node,
     "SLOG2_Query_columns": SLOG2_Query_columns,
     "SLOG2_Query_stats": SLOG2_Query_stats,
+    "SLOG2_Counts": SLOG2_Counts,
     "TRACE_Category_head_t": TRACE_Category_head_t,
 }
 
@@ -188,6 +199,7 @@ SLOG2_FUNCTIONS = {
     "SLOG2_Close": (c_int, [_ph]),
     "SLOG2_Write_header": (c_int, [_h, c_char_p]),
     "SLOG2_Write_header_ex": (c_int, [_h, c_int, c_int]),
+    "SLOG2_Write_compression": (c_int, [_h, c_int]),
     "SLOG2_Write_category": (
         c_int,
         [_h, P(SLOG2_Category_head_t), c_int, c_char_p, P(c_char_p), P(c_char_p)],
@@ -250,7 +262,7 @@ SLOG2_FUNCTIONS = {
         c_int,
         [_h, c_double, c_double, c_int, _pi, _buf, _buf, _buf, _buf, _buf, _pi, c_int],
     ),
-    # The window cursor (issue #15; declared for the header check, no Python API yet).
+    # The window cursor (File.cursor(): a viewer's moving window).
     "SLOG2_Cursor_open": (c_int, [_h, _ph]),
     "SLOG2_Cursor_move": (c_int, [_h, c_double, c_double, _pi, _pi, P(SLOG2_Query_stats)]),
     "SLOG2_Cursor_get_view": (c_int, [_h, _buf]),
@@ -266,6 +278,10 @@ SLOG2_FUNCTIONS = {
     ),
     "SLOG2_Scan_next_size": (c_int, [_h, _pi, _pi]),
     "SLOG2_Scan_close": (c_int, [_ph]),
+    "SLOG2_Scan_open_range": (c_int, [_h, c_double, c_double, _ph]),
+    "SLOG2_Get_counts": (c_int, [_h, P(SLOG2_Counts)]),
+    "SLOG2_Get_category_counts": (c_int, [_h, _pi, _buf, _buf, _buf, _buf, _pi, c_int]),
+    "SLOG2_Count_definition": (c_char_p, []),
     "SLOG2_Get_err_string": (c_char_p, [c_int]),
     "SLOG2_Get_last_error": (c_char_p, []),
 }

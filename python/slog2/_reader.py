@@ -11,8 +11,18 @@ costs plus a few microseconds.
 The query buffers are allocated by numpy at a capacity adapted to the previous
 query (1.5x its size); when a window needs more, the library says so without
 writing anything (SLOG2_ERR_ARRAY_TOO_SMALL), ``SLOG2_Query_window_size`` gives the
-exact sizes and the query runs once more. In steady state (a viewer panning,
-a scan in windows) each call is one C call.
+exact sizes and the query runs once more. In steady state each call is one C call.
+
+Counts follow the library's one definition (``COUNT_DEFINITION``, the same text
+``slog2 info --help`` prints): a *drawable* is a top-level record (a primitive or a
+composite), a composite's *members* are primitives inside it, every table (a
+window, a preview, a scan batch, ``to_pandas()``) has one row per drawable and one
+per member, and a member row's ``parent`` is its composite's row (-1 otherwise).
+
+Nothing here walks or filters the file itself: windows, previews, the moving
+window (:meth:`File.cursor`), whole-file and time-range scans and the counts are
+the library's (``SLOG2_Query_*``, ``SLOG2_Cursor_*``, ``SLOG2_Scan_*``,
+``SLOG2_Get_counts``); this module moves their columns into numpy.
 """
 
 from __future__ import annotations
@@ -28,9 +38,13 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import numpy as np
 
 from . import _lib
-from ._errors import check, error
+from ._closing import Closing
+from ._errors import ArgumentError, check, error
 
 L = _lib.lib
+
+#: The definition of every count this package reports (the library's text).
+COUNT_DEFINITION: str = L.SLOG2_Count_definition().decode("utf-8", "replace")
 
 TOPOLOGIES = {0: "event", 1: "state", 2: "arrow"}
 KINDS = ("primitive", "composite", "shadow")
@@ -61,7 +75,10 @@ class Category:
     color: Tuple[int, int, int, int]  # red, green, blue, alpha (0..255)
     width: int
     label: str  # popup format, e.g. "msg_tag=%d, msg_size=%d"; "" when none
-    count: int  # primitives of this category in the file
+    # The count stored in the file's category block: the primitives of this category,
+    # composite members included; 0 for a composite category in files the reference
+    # wrote (File.counts() counts composites).
+    count: int
     incl_ratio: float
     excl_ratio: float
 
@@ -82,6 +99,38 @@ class YMap:
     title: str
     columns: List[str]  # labels of the value columns (the line-ID column excluded)
     rows: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True)
+class CategoryCount:
+    """Counts of one category: its ``drawables`` (top-level primitives and
+    composites), its composite ``members``, and ``stored``, the count of the file's
+    category block (None for an index used but not defined)."""
+
+    index: int
+    drawables: int
+    members: int
+    stored: Optional[int]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What a file holds, by the library's one definition (``COUNT_DEFINITION``):
+    ``drawables`` top-level records (primitives and composites), ``composites``,
+    ``members`` (primitives inside composites), ``primitives`` (every primitive,
+    members included), ``rows`` (drawables + members: the rows of every table of the
+    whole file); ``by_category`` maps a category index to its :class:`CategoryCount`."""
+
+    drawables: int
+    composites: int
+    members: int
+    primitives: int
+    rows: int
+    by_category: Dict[int, CategoryCount] = field(repr=False)
+
+    def __str__(self) -> str:
+        return (f"{self.drawables} drawables ({self.composites} composites with "
+                f"{self.members} members), {self.primitives} primitives, {self.rows} rows")
 
 
 TREE_DTYPE = np.dtype(
@@ -148,8 +197,9 @@ class Weights:
 
 
 class Rows:
-    """Result of a window or preview query: one entry per row in drawing order
-    (a composite row is followed by its member rows; previews end with shadows).
+    """Result of a window or preview query, a cursor move or a scan batch: one row per
+    drawable and one per composite member, in drawing order (a composite row is
+    followed by its member rows; previews end with shadows).
 
     Columns (numpy arrays of equal length):
       ``kind`` 0 primitive / 1 composite / 2 shadow; ``category``; ``start``, ``end``
@@ -242,9 +292,14 @@ class Rows:
                                  w.excl[keep], w.count[keep])
         return r
 
-    def to_pandas(self, text: bool = False):
-        """A pandas DataFrame of the rows: every column, plus ``kind`` and ``name`` as
-        categoricals and the drawing ``topology``; ``text=True`` adds the popup text."""
+    def to_pandas(self, text: bool = False, clip: bool = False):
+        """A pandas DataFrame of the rows (index = row number): every column (``parent``
+        is the composite's row of a member, -1 otherwise), plus ``kind`` and ``name`` as
+        categoricals, the drawing ``topology`` and ``duration`` (end - start);
+        ``text=True`` adds the popup text. ``clip=True`` makes ``duration`` the part of
+        each drawable inside the query's window [t0, t1] (a state that started before
+        the window counts from t0), so sums over a window add up to at most the
+        window's length per line."""
         import pandas as pd
 
         cols = self.columns
@@ -259,7 +314,11 @@ class Rows:
         df["name"] = pd.Categorical.from_codes(codes, categories=names)
         tcodes = np.where(known, topos[pos] if len(idx) else 0, -1)
         df["topology"] = pd.Categorical.from_codes(tcodes, categories=["event", "state", "arrow"])
-        df["duration"] = self.end - self.start
+        if clip:
+            df["duration"] = np.clip(np.minimum(self.end, self.t1) - np.maximum(self.start, self.t0),
+                                     0.0, None)
+        else:
+            df["duration"] = self.end - self.start
         if text:
             df["text"] = [self.popup_text(i) for i in range(len(self))]
         return df
@@ -275,7 +334,7 @@ def _empty_rows(file, t0, t1, depth) -> Rows:
     return r
 
 
-class File:
+class File(Closing):
     """An SLOG-2 file open for reading (use :func:`slog2.open`)."""
 
     MIN_ROWS = 1024
@@ -297,6 +356,7 @@ class File:
         self._stats = _lib.SLOG2_Query_stats()
         self._n2 = c_int()
         self._textbuf = ctypes.create_string_buffer(4096)
+        self._counts: Optional[Counts] = None
         try:
             self._read_meta()
         except BaseException:
@@ -410,8 +470,31 @@ class File:
 
     @property
     def drawable_count(self) -> int:
-        """Primitives in the file (sum of the categories' counts; composites not counted)."""
-        return sum(c.count for c in self.categories)
+        """Drawables in the file: top-level primitives and composites (``counts()``)."""
+        return self.counts().drawables
+
+    def counts(self) -> Counts:
+        """The file's :class:`Counts` (``SLOG2_Get_counts``: the library scans the file
+        once, then keeps them)."""
+        if self._counts is None:
+            c = _lib.SLOG2_Counts()
+            check(L.SLOG2_Get_counts(self._h, byref(c)), "SLOG2_Get_counts")
+            n, pos = c_int(), c_int(0)
+            rc = L.SLOG2_Get_category_counts(self._h, byref(n), None, None, None, None,
+                                             byref(pos), 0)
+            if rc not in (0, _lib.SLOG2_ERR_ARRAY_TOO_SMALL):
+                raise error(rc, "SLOG2_Get_category_counts")
+            k = n.value
+            idx, d, m, st = (np.empty(k, np.intc), np.empty(k, np.int64), np.empty(k, np.int64),
+                             np.empty(k, np.int64))
+            pos.value = 0
+            check(L.SLOG2_Get_category_counts(self._h, byref(n), idx.ctypes.data, d.ctypes.data,
+                                              m.ctypes.data, st.ctypes.data, byref(pos), k),
+                  "SLOG2_Get_category_counts")
+            by = {int(i): CategoryCount(int(i), int(a), int(b), None if s < 0 else int(s))
+                  for i, a, b, s in zip(idx, d, m, st)}
+            self._counts = Counts(c.drawables, c.composites, c.members, c.primitives, c.rows, by)
+        return self._counts
 
     # -- lifetime ---------------------------------------------------------
     @property
@@ -428,17 +511,6 @@ class File:
             # self._h keeps the (now unknown) registry key: the library itself
             # reports "unknown or closed SLOG2_File handle" on later calls.
 
-    def __enter__(self) -> "File":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         st = "closed" if self._closed else "open"
@@ -458,50 +530,72 @@ class File:
         return self._query(float(t0), float(t1), int(depth))
 
     def _query(self, t0: float, t1: float, depth: Optional[int]) -> Rows:
+        h = self._h
+
+        def call(n, cols, pos, cap, info, ipos, icap, stats):
+            if depth is None:
+                return L.SLOG2_Query_window(h, t0, t1, n, cols, pos, cap, info, ipos, icap, stats)
+            return L.SLOG2_Query_preview(h, t0, t1, depth, n, cols, pos, cap, info, ipos, icap,
+                                         stats)
+
+        def size():
+            nr, ni = c_int(), c_int()
+            check(L.SLOG2_Query_window_size(h, t0, t1, -1 if depth is None else depth, byref(nr),
+                                            byref(ni)), "SLOG2_Query_window_size")
+            return nr.value, ni.value
+
         with self._lock:
-            h = self._h
-            cols = self._cols
-            cap, icap = self._cap_rows, self._cap_info
-            retried = False
-            while True:
-                arrays = []
-                for n, dt in COLUMNS:
-                    a = np.empty(cap, dt)
-                    arrays.append(a)
-                    setattr(cols, n, a.ctypes.data)
-                info = np.empty(icap, np.uint8)
-                self._pos.value = 0
-                self._ipos.value = 0
-                if depth is None:
-                    rc = L.SLOG2_Query_window(h, t0, t1, self._n, cols, self._pos, cap,
-                                              info.ctypes.data, self._ipos, icap, self._stats)
-                else:
-                    rc = L.SLOG2_Query_preview(h, t0, t1, depth, self._n, cols, self._pos, cap,
-                                               info.ctypes.data, self._ipos, icap, self._stats)
-                if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and not retried:
-                    nr, ni = c_int(), c_int()
-                    check(L.SLOG2_Query_window_size(h, t0, t1, -1 if depth is None else depth,
-                                                    byref(nr), byref(ni)), "SLOG2_Query_window_size")
-                    cap = max(cap, nr.value)
-                    icap = max(icap, ni.value, 1)
-                    retried = True
-                    continue
-                if rc != 0:
-                    raise error(rc, "SLOG2_Query_window" if depth is None else "SLOG2_Query_preview")
-                break
-            n = self._n.value
-            ni = self._ipos.value
-            # Next capacity: 1.5x this query (adapts both ways), at least the minimum.
-            self._cap_rows = max(self.MIN_ROWS, n + (n >> 1))
-            self._cap_info = max(self.MIN_INFO, ni + (ni >> 1))
-            r = Rows.__new__(Rows)
-            for (name, _), a in zip(COLUMNS, arrays):
-                setattr(r, name, a[:n])
-            r.info = info[:ni]
-            r.nodes_read = self._stats.nodes_read
-            r.bytes_read = self._stats.bytes_read
-            r.t0, r.t1, r.depth, r._file, r._weights = t0, t1, depth, self, None
-            return r
+            return self._fill(call, size,
+                              "SLOG2_Query_window" if depth is None else "SLOG2_Query_preview",
+                              t0, t1, depth)
+
+    def _fill(self, call, size, what: str, t0: float, t1: float, depth: Optional[int]) -> Rows:
+        """Rows from one C call that fills the query columns (``call``), sized from the
+        previous call; on SLOG2_ERR_ARRAY_TOO_SMALL ``size()`` gives the exact sizes and
+        the call runs once more. Under ``self._lock``."""
+        cols = self._cols
+        cap, icap = self._cap_rows, self._cap_info
+        retried = False
+        while True:
+            arrays = []
+            for n, dt in COLUMNS:
+                a = np.empty(cap, dt)
+                arrays.append(a)
+                setattr(cols, n, a.ctypes.data)
+            info = np.empty(icap, np.uint8)
+            self._pos.value = 0
+            self._ipos.value = 0
+            rc = call(self._n, cols, self._pos, cap, info.ctypes.data, self._ipos, icap,
+                      self._stats)
+            if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL and not retried:
+                nr, ni = size()
+                cap = max(cap, nr)
+                icap = max(icap, ni, 1)
+                retried = True
+                continue
+            if rc != 0:
+                raise error(rc, what)
+            break
+        n = self._n.value
+        ni = self._ipos.value
+        # Next capacity: 1.5x this query (adapts both ways), at least the minimum.
+        self._cap_rows = max(self.MIN_ROWS, n + (n >> 1))
+        self._cap_info = max(self.MIN_INFO, ni + (ni >> 1))
+        r = Rows.__new__(Rows)
+        for (name, _), a in zip(COLUMNS, arrays):
+            setattr(r, name, a[:n])
+        r.info = info[:ni]
+        r.nodes_read = self._stats.nodes_read
+        r.bytes_read = self._stats.bytes_read
+        r.t0, r.t1, r.depth, r._file, r._weights = t0, t1, depth, self, None
+        return r
+
+    def cursor(self) -> "Cursor":
+        """A moving window (``SLOG2_Cursor_*``): :meth:`Cursor.move` returns the rows of
+        ``window(t0, t1)``, but the library keeps the previous window's rows and decodes
+        only the drawables that entered, so a viewer or a script sliding a window along
+        the file does not decode the same rows again (BENCHMARKS.md, "Cursor")."""
+        return Cursor(self)
 
     def _preview_weights(self, t0: float, t1: float, depth: int, rows: Rows) -> Weights:
         with self._lock:
@@ -556,108 +650,161 @@ class File:
         its members are never split; after a composite with more rows than that, the
         batch arrays grow to hold it and later batches may be that large).
 
-        Without ``t0``/``t1`` this is the library's whole-file scan
-        (``SLOG2_Scan_open``/``SLOG2_Scan_next``): every tree node is read once,
-        sequentially, and decoded straight into the batch's numpy columns, so the
-        cost is that of reading the bytes (BENCHMARKS.md: tens of millions of rows
-        per second). Order: the node blocks in file order (roughly by end time,
-        each node after its children), within a node arrows and events, then states
-        and composites, each in drawing order; batches are **not** sorted by time
-        (sort the columns if you need that). Every stored drawable is yielded, also
-        those a window cannot find (NaN times). A batch's ``t0``/``t1`` are the
-        file's total time.
+        This is the library's whole-file scan (``SLOG2_Scan_open``/``SLOG2_Scan_next``):
+        every tree node is read once, sequentially, and decoded straight into the
+        batch's numpy columns, so the cost is that of reading the bytes (BENCHMARKS.md:
+        tens of millions of rows per second). Order: the node blocks in file order
+        (roughly by end time, each node after its children), within a node arrows and
+        events, then states and composites, each in drawing order; batches are **not**
+        sorted by time (sort the columns if you need that). Every stored drawable is
+        yielded, also those a window cannot find (NaN times).
 
-        With ``t0`` and/or ``t1`` the range [t0, t1] is walked in consecutive
-        windows of about ``rows_per_window`` drawables instead, and each drawable
-        whose end time lies in the range is yielded once, in the window that holds
-        its end time (in drawing order within a window; a batch's ``t0``/``t1`` are
-        its window).
+        With ``t0`` and/or ``t1`` (the other defaulting to the file's start or end) only
+        the drawables whose **end** time lies in [t0, t1] are yielded
+        (``SLOG2_Scan_open_range``: the library reads only the tree nodes that meet the
+        range), so consecutive ranges yield each drawable once. A batch's ``t0``/``t1``
+        are the range (the file's total time without one).
 
         Memory stays flat: one batch's columns at a time (each batch has its own
         arrays, so batches may be kept). Closing the file ends the scan (the next
-        batch raises the library's bad-handle error)."""
-        if t0 is None and t1 is None:
-            if isinstance(rows_per_window, bool) or not isinstance(rows_per_window, (int, np.integer)):
-                raise TypeError("rows_per_window must be an int")
-            if rows_per_window < 1:
-                raise ValueError(f"rows_per_window must be >= 1, not {rows_per_window}")
-            return self._scan_all(int(rows_per_window))
-        return self._scan_windows(rows_per_window, t0, t1)
-
-    def _scan_all(self, cap: int) -> Iterator[Rows]:
+        batch raises the library's bad-handle error). A bad ``rows_per_window`` or
+        range raises :class:`slog2.ArgumentError`."""
+        if isinstance(rows_per_window, bool) or not isinstance(rows_per_window, (int, np.integer)):
+            raise TypeError(f"rows_per_window must be an int, not {type(rows_per_window).__name__}")
+        if rows_per_window < 1:
+            raise ArgumentError(_lib.SLOG2_ERR_BAD_ARG,
+                                f"rows_per_window must be >= 1, not {rows_per_window}", "",
+                                "File.scan")
         a, b = self.total_time
+        if t0 is None and t1 is None:
+            rng = None
+        else:
+            rng = (a if t0 is None else float(t0), b if t1 is None else float(t1))
+        return self._scan(int(rows_per_window), rng)
+
+    def _scan(self, cap: int, rng: Optional[Tuple[float, float]]) -> Iterator[Rows]:
+        # Opened now, so that argument errors come from the call itself.
+        sc = ctypes.c_void_p()
+        if rng is None:
+            check(L.SLOG2_Scan_open(self._h, byref(sc)), "SLOG2_Scan_open")
+        else:
+            check(L.SLOG2_Scan_open_range(self._h, rng[0], rng[1], byref(sc)),
+                  "SLOG2_Scan_open_range")
+        return _ScanBatches(self, sc, cap, rng or self.total_time)
+
+
+class _ScanBatches(Closing):
+    """The iterator of :meth:`File.scan`: one ``SLOG2_Scan_next`` call per batch into
+    reused numpy arrays; the scan handle is closed at the end, on ``close()`` or when
+    the iterator is dropped (also unstarted)."""
+
+    def __init__(self, file: File, sc, cap: int, rng: Tuple[float, float]):
+        self._file, self._sc, self._cap = file, sc, cap
+        self._t0, self._t1 = rng
         # Info bytes: start at 8 per row, double whenever a batch used over half
         # (a batch ends when either array is full, so too little info room only
         # makes batches smaller, never fails).
-        icap = max(self.MIN_INFO, cap * 8)
-        sc = ctypes.c_void_p()
-        check(L.SLOG2_Scan_open(self._h, byref(sc)), "SLOG2_Scan_open")
-        cols = _lib.SLOG2_Query_columns()
-        n, pos, ipos = c_int(), c_int(), c_int()
-        stats = _lib.SLOG2_Query_stats()
-        pool: List[tuple] = []
+        self._icap = max(File.MIN_INFO, cap * 8)
+        self._cols = _lib.SLOG2_Query_columns()
+        self._n, self._pos, self._ipos = c_int(), c_int(), c_int()
+        self._stats = _lib.SLOG2_Query_stats()
+        self._pool: List[tuple] = []
+
+    def __iter__(self) -> "_ScanBatches":
+        return self
+
+    def __next__(self) -> Rows:
+        sc = self._sc
+        if not sc.value:
+            raise StopIteration
+        cols, n, pos, ipos, stats = self._cols, self._n, self._pos, self._ipos, self._stats
         try:
             while True:
-                bufs = _scan_buffers(pool, cap, icap)
+                bufs = _scan_buffers(self._pool, self._cap, self._icap)
                 for i, (name, _) in enumerate(COLUMNS):
                     setattr(cols, name, bufs[i].ctypes.data)
                 pos.value = 0
                 ipos.value = 0
                 rc = L.SLOG2_Scan_next(sc, n, cols, pos, len(bufs[0]), bufs[-1].ctypes.data, ipos,
                                        len(bufs[-1]), stats)
-                if rc == _lib.SLOG2_ERR_EOF:
-                    return
                 if rc == _lib.SLOG2_ERR_ARRAY_TOO_SMALL:
                     nr, ni = c_int(), c_int()
                     check(L.SLOG2_Scan_next_size(sc, byref(nr), byref(ni)), "SLOG2_Scan_next_size")
-                    cap = max(cap, nr.value)
-                    icap = max(icap, ni.value, 1)
+                    self._cap = max(self._cap, nr.value)
+                    self._icap = max(self._icap, ni.value, 1)
                     continue
-                if rc != 0:
-                    raise error(rc, "SLOG2_Scan_next")
-                k, ni = n.value, ipos.value
-                if 2 * ni > icap:
-                    icap *= 2
-                r = Rows.__new__(Rows)
-                for i, (name, _) in enumerate(COLUMNS):
-                    setattr(r, name, bufs[i][:k])
-                r.info = bufs[-1][:ni]
-                r.nodes_read = stats.nodes_read
-                r.bytes_read = stats.bytes_read
-                r.t0, r.t1, r.depth, r._file, r._weights = a, b, None, self, None
-                del bufs
-                yield r
-                del r  # the caller's batch may now be the only user of its buffers
-        finally:
-            if sc.value:
-                L.SLOG2_Scan_close(byref(sc))
+                break
+        except BaseException:
+            self.close()
+            raise
+        if rc == _lib.SLOG2_ERR_EOF:
+            self.close()
+            raise StopIteration
+        if rc != 0:
+            e = error(rc, "SLOG2_Scan_next")
+            self.close()
+            raise e
+        k, ni = n.value, ipos.value
+        if 2 * ni > self._icap:
+            self._icap *= 2
+        r = Rows.__new__(Rows)
+        for i, (name, _) in enumerate(COLUMNS):
+            setattr(r, name, bufs[i][:k])
+        r.info = bufs[-1][:ni]
+        r.nodes_read = stats.nodes_read
+        r.bytes_read = stats.bytes_read
+        r.t0, r.t1, r.depth, r._file, r._weights = self._t0, self._t1, None, self._file, None
+        return r
 
-    def _scan_windows(self, rows_per_window: int, t0: Optional[float],
-                      t1: Optional[float]) -> Iterator[Rows]:
-        a, b = self.total_time
-        lo = a if t0 is None else float(t0)
-        hi = b if t1 is None else float(t1)
-        if hi < lo:
-            raise ValueError(f"t1 ({hi}) < t0 ({lo})")
-        n = max(1, self.drawable_count)
-        span = b - a
-        nwin = max(1, int(np.ceil(n * ((hi - lo) / span if span > 0 else 1.0) / rows_per_window)))
-        edges = np.linspace(lo, hi, nwin + 1)
-        for k in range(nwin):
-            w0, w1 = float(edges[k]), float(edges[k + 1])
-            last = k == nwin - 1
-            r = self.window(w0, w1)
-            if len(r) == 0:
-                continue
-            end = r.end
-            keep = (end <= w1) if last else (end < w1)
-            if k > 0:
-                keep &= end >= w0
-            keep |= r.parent >= 0  # members follow their composite (Rows.select)
-            if keep.all():
-                yield r
-            elif keep.any():
-                yield r.select(keep)
+    def close(self) -> None:
+        if self._sc.value:
+            L.SLOG2_Scan_close(byref(self._sc))
+
+
+
+class Cursor(Closing):
+    """A moving window over a file (:meth:`File.cursor`; ``SLOG2_Cursor_*``). Use as a
+    context manager or call :meth:`close`; it keeps the file's data alive."""
+
+    def __init__(self, file: File):
+        self._file = file
+        h = ctypes.c_void_p()
+        check(L.SLOG2_Cursor_open(file._h, byref(h)), "SLOG2_Cursor_open")
+        self._h = h.value
+        self._closed = False
+        self._nr, self._ni = c_int(), c_int()
+
+    def move(self, t0: float, t1: float) -> Rows:
+        """Move to [t0, t1] and return its rows: the rows of ``File.window(t0, t1)`` (only
+        rows with equal drawing keys may come in another order). ``nodes_read`` and
+        ``bytes_read`` say what this move decoded (the entering drawables)."""
+        if self._closed:
+            raise ArgumentError(_lib.SLOG2_ERR_BAD_HANDLE, "the cursor is closed", "",
+                                "Cursor.move")
+        t0, t1 = float(t0), float(t1)
+        f = self._file
+        h = self._h
+        with f._lock:
+            check(L.SLOG2_Cursor_move(h, t0, t1, byref(self._nr), byref(self._ni), f._stats),
+                  "SLOG2_Cursor_move")
+            moved = (f._stats.nodes_read, f._stats.bytes_read)
+            nr, ni = self._nr.value, self._ni.value
+            f._cap_rows = max(f._cap_rows, nr)
+            f._cap_info = max(f._cap_info, ni, 1)
+
+            def call(n, cols, pos, cap, info, ipos, icap, stats):
+                return L.SLOG2_Cursor_rows(h, n, cols, pos, cap, info, ipos, icap, stats)
+
+            r = f._fill(call, lambda: (nr, ni), "SLOG2_Cursor_rows", t0, t1, None)
+        r.nodes_read, r.bytes_read = moved
+        return r
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            h = ctypes.c_void_p(self._h)
+            check(L.SLOG2_Cursor_close(byref(h)), "SLOG2_Cursor_close")
+
 
 
 def _scan_buffers(pool: List[tuple], cap: int, icap: int) -> tuple:

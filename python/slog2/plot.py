@@ -1,7 +1,9 @@
 """Pictures with matplotlib: :func:`timeline` (Jumpshot-style) and :func:`durations`.
 
-The timeline follows Jumpshot's conventions: black background, one timeline per
-line ID (top to bottom), states as boxes in their category colour with nested
+The timeline follows Jumpshot's conventions: black background, one row per entry
+of a y-map (by default the first that is not the identity map, as slog2view and
+Jumpshot pick it: lines with the same values — the threads of one rank in a
+Process View — share a row, labelled with the map's columns, e.g. "rank 3"), states as boxes in their category colour with nested
 states drawn inside their parent with shrinking height, arrows as white-ish lines
 with heads from the first to the last vertex (backward arrows point back),
 events as markers on their line, and — when the window holds more drawables than
@@ -28,14 +30,53 @@ def _file(f) -> tuple:
     return _open(f), True
 
 
-def _lines_of(f: File, rows: Rows) -> np.ndarray:
+def _ymap(f: File, ymap):
+    """The y-map to label rows with: "auto" (the first map that is not the identity
+    map, as slog2view picks it), a title, an index, or None (raw line IDs)."""
+    if ymap is None:
+        return None
+    if ymap == "auto":
+        for m in f.ymaps:
+            if m.title != "Identity Map" and m.columns and len(m.rows):
+                return m
+        return None
+    if isinstance(ymap, (int, np.integer)) and not isinstance(ymap, bool):
+        if 0 <= ymap < len(f.ymaps):
+            return f.ymaps[ymap]
+    else:
+        for m in f.ymaps:
+            if m.title == ymap:
+                return m
+    raise KeyError(f"no y-map {ymap!r} in {f.path}; its y-maps are "
+                   + ", ".join(repr(m.title) for m in f.ymaps))
+
+
+def _rows_of(f: File, rows: Rows, ymap) -> tuple:
+    """The plot's rows: (row of each line ID as a dict, labels). With a y-map, one row
+    per distinct value path of the map (in value order), labelled "col value ...";
+    lines the map does not list (and every line without a map) get rows of their own."""
     lines = set()
     for m in f.ymaps:
         if m.title == "Identity Map":
             lines.update(int(x) for x in m.rows[:, 0])
     lines.update(int(x) for x in np.unique(rows.line0))
     lines.update(int(x) for x in np.unique(rows.line1))
-    return np.array(sorted(lines), np.intc)
+    m = _ymap(f, ymap)
+    row: dict = {}
+    labels: list = []
+    if m is not None and m.title != "Identity Map":
+        paths = {}
+        for r in m.rows:
+            paths.setdefault(tuple(int(v) for v in r[1:]), []).append(int(r[0]))
+        for path in sorted(paths):
+            for line in paths[path]:
+                row.setdefault(line, len(labels))
+            labels.append(" ".join(f"{c} {v}" for c, v in zip(m.columns, path)))
+    for line in sorted(lines):
+        if line not in row:
+            row[line] = len(labels)
+            labels.append(f"line {line}" if m is not None else str(line))
+    return row, labels
 
 
 def _nest_depth(line: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -76,11 +117,15 @@ def choose_depth(f: File, t0: float, t1: float, max_rows: int) -> Optional[int]:
 def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
              t1: Optional[float] = None, ax=None, output: Optional[str] = None,
              depth: Optional[Union[int, str]] = "auto", max_rows: int = 20000,
-             legend: bool = True, figsize=(12, 6), dpi: int = 100, title: Optional[str] = None):
+             legend: bool = True, figsize=(12, 6), dpi: int = 100, title: Optional[str] = None,
+             ymap: Union[str, int, None] = "auto"):
     """Draw the drawables of [t0, t1] (default: the whole file). ``depth``: "auto"
     (full detail unless more than ``max_rows`` rows, then a preview), None (full
-    detail) or a preview depth. Returns the matplotlib Figure; ``output`` also
-    saves it (PNG, SVG... by extension)."""
+    detail) or a preview depth. ``ymap``: the y-map whose values label the rows
+    ("auto": the first that is not the identity map; a title or an index; None:
+    one row per line ID). Returns the matplotlib Figure; ``output`` also saves it
+    (PNG, SVG... by extension). A window with no drawable warns (the file's time
+    range in the message) and draws an empty frame."""
     import matplotlib.pyplot as plt
     from matplotlib.collections import LineCollection, PolyCollection
     from matplotlib.patches import Patch
@@ -93,14 +138,19 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
         if depth == "auto":
             depth = choose_depth(f, t0, t1, max_rows)
         rows = f.window(t0, t1) if depth is None else f.preview(t0, t1, int(depth))
+        if len(rows) == 0:
+            import warnings
+
+            warnings.warn(f"no drawables in the window [{t0}, {t1}]; the file spans [{a}, {b}] s",
+                          stacklevel=2)
+        ypos, ylabels = _rows_of(f, rows, ymap)
+        m_used = _ymap(f, ymap)
         if ax is None:
             fig = plt.figure(figsize=figsize, dpi=dpi)
             ax = fig.add_axes([0.08, 0.1, 0.72 if legend else 0.9, 0.82])
         else:
             fig = ax.figure
         ax.set_facecolor("black")
-        lines = _lines_of(f, rows)
-        ypos = {int(line): i for i, line in enumerate(lines)}
         idx, _names, topo, _codes = f._category_tables()
 
         def y_of(arr):
@@ -124,7 +174,7 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
         st = np.flatnonzero(real & (shape == 1))
         if len(st):
             y = y_of(rows.line0[st])
-            d = _nest_depth(rows.line0[st], rows.start[st], rows.end[st])
+            d = _nest_depth(y.astype(np.intc), rows.start[st], rows.end[st])  # per row: merged lines nest
             h = 0.8 * (0.7 ** d)
             s, e = rows.start[st], rows.end[st]
             verts = np.stack([np.stack([s, y - h / 2], 1), np.stack([e, y - h / 2], 1),
@@ -195,10 +245,10 @@ def timeline(file: Union[str, os.PathLike, File], t0: Optional[float] = None,
             used.update(int(c) for c in rows.category[ev] if c >= 0)
 
         ax.set_xlim(t0, t1 if t1 > t0 else t0 + 1e-9)
-        ax.set_ylim(len(lines) - 0.5, -0.5)
-        ax.set_yticks(range(len(lines)))
-        ax.set_yticklabels([str(line) for line in lines])
-        ax.set_ylabel("line ID")
+        ax.set_ylim(len(ylabels) - 0.5, -0.5)
+        ax.set_yticks(range(len(ylabels)))
+        ax.set_yticklabels(ylabels, fontsize=8 if len(ylabels) <= 40 else 5)
+        ax.set_ylabel(m_used.title if m_used is not None else "line ID")
         ax.set_xlabel("time (s)")
         q = "full detail" if depth is None else f"preview depth {depth}"
         ax.set_title(title or f"{os.path.basename(f.path)}  [{t0:.6g}, {t1:.6g}] s  ({len(rows)} rows, {q})",

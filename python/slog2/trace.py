@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _lib
 from ._errors import TraceError, trace_error
+from ._closing import Closing
 
 SHAPES = {0: "event", 1: "state", 2: "arrow"}
 
@@ -75,7 +76,7 @@ class Composite:
 Record = Union[Category, YMap, Primitive, Composite]
 
 
-class Trace:
+class Trace(Closing):
     """An open TRACE source; iterate it for records. Use :func:`open`."""
 
     def __init__(self, path, reader: Optional[str] = None):
@@ -126,17 +127,6 @@ class Trace:
             h = ctypes.c_void_p(self._h)
             self._check(self._lib.TRACE_Close(byref(h)), "TRACE_Close")
 
-    def __enter__(self) -> "Trace":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- records ----------------------------------------------------------
     def peek_kind(self) -> int:
@@ -145,10 +135,19 @@ class Trace:
         return k.value
 
     def __iter__(self) -> Iterator[Record]:
+        drawables = 0
         while True:
             k = self.peek_kind()
             if k == _lib.TRACE_EOF:
+                if drawables == 0:
+                    # What `slog2 convert` says of such an input (it fails the same way).
+                    raise TraceError(-1, f"{self.path}: no drawable found in the input: not a "
+                                     "trace slog2 reads (slog2sdk's text format, SLOG-2, MPE CLOG2, "
+                                     "OTF2) or an empty one (`slog2 convert` lists the lines it "
+                                     "skipped)")
                 return
+            if k in (_lib.TRACE_PRIMITIVE_DRAWABLE, _lib.TRACE_COMPOSITE_DRAWABLE):
+                drawables += 1
             if k == _lib.TRACE_CATEGORY:
                 yield self._category()
             elif k == _lib.TRACE_YCOORDMAP:

@@ -29,10 +29,10 @@ def expected_pixels(f, rows, ax, height):
     shape = np.array([f.category(int(c)).shape if int(c) in f._by_index else -1 for c in rows.category])
     real = rows.kind != 2
     st = np.flatnonzero(real & (shape == 1))
+    ypos, _labels = P._rows_of(f, rows, "auto")
+    yrow = np.array([ypos[int(v)] for v in rows.line0], np.intc)
     depth = np.zeros(len(rows), int)
-    depth[st] = P._nest_depth(rows.line0[st], rows.start[st], rows.end[st])
-    lines = P._lines_of(f, rows)
-    ypos = {int(line): i for i, line in enumerate(lines)}
+    depth[st] = P._nest_depth(yrow[st], rows.start[st], rows.end[st])
     tr = ax.transData
     arrows = [(tr.transform((rows.time0[i], ypos[int(rows.line0[i])])),
                tr.transform((rows.time1[i], ypos[int(rows.line1[i])])))
@@ -42,7 +42,7 @@ def expected_pixels(f, rows, ax, height):
     for i in st:
         x = 0.5 * (rows.start[i] + rows.end[i])
         y = ypos[int(rows.line0[i])]
-        cover = [j for j in st if rows.line0[j] == rows.line0[i] and rows.start[j] <= x <= rows.end[j]]
+        cover = [j for j in st if yrow[j] == yrow[i] and rows.start[j] <= x <= rows.end[j]]
         top = max(cover, key=lambda j: (depth[j], list(st).index(j)))
         if top != i:
             continue
@@ -53,7 +53,7 @@ def expected_pixels(f, rows, ax, height):
             continue
         xl_, xr_ = tr.inverted().transform([(tr.transform((x, y))[0] - 4, 0),
                                             (tr.transform((x, y))[0] + 4, 0)])[:, 0]
-        near_child = any(rows.line0[j] == rows.line0[i] and (depth[j], j) > (depth[i], i)
+        near_child = any(yrow[j] == yrow[i] and (depth[j], j) > (depth[i], i)
                          and rows.start[j] <= xr_ and rows.end[j] >= xl_ for j in st)
         if near_child:
             continue
@@ -152,4 +152,44 @@ def test_durations_histogram_counts():
         assert sum(int(b.get_height()) for b in bars) == cat.count
     import matplotlib.pyplot as plt
 
+    plt.close("all")
+
+
+def test_rows_are_labelled_from_a_y_map(tmp_path):
+    """Rows come from the chosen y-map (lines with equal values share a row), not raw
+    line IDs; an empty window warns with the file's range."""
+    import matplotlib.pyplot as plt
+
+    with slog2.open(SHARED / "trace-sample" / "data.slog2") as f:
+        fig = P.timeline(f, depth=None)
+        ax = fig.axes[0]
+        assert [t.get_text() for t in ax.get_yticklabels()] == [
+            "label1 0 label2 0", "label1 0 label2 1", "label1 0 label2 2", "label1 1 label2 0",
+            "label1 1 label2 1"]
+        assert ax.get_ylabel() == "ThreadView"
+        fig = P.timeline(f, depth=None, ymap="ProcessorView")
+        assert [t.get_text() for t in fig.axes[0].get_yticklabels()][:2] == [
+            "lblA 0 labelB 0 lblCC 0", "lblA 0 labelB 0 lblCC 1"]
+        fig = P.timeline(f, depth=None, ymap=None)
+        assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["0", "1", "2", "3", "4"]
+        with pytest.raises(KeyError, match="its y-maps are 'ThreadView'"):
+            P.timeline(f, ymap="nope")
+        with pytest.warns(UserWarning, match=r"no drawables in the window \[0.1, 0.2\]; the file spans "
+                                             r"\[0.0005, 0.008\] s"):
+            P.timeline(f, 0.1, 0.2)
+    # a many-to-one map: the two lines of one value path share one row
+    path = tmp_path / "m.slog2"
+    with slog2.Writer(path) as w:
+        c = w.category("S", "state", (255, 0, 0))
+        for line in range(4):
+            w.state(c, 0.0, 1.0 + line, line)
+        w.ymap("Process View", ["rank"], [[0, 0], [1, 0], [2, 1], [3, 1]])
+    with slog2.open(path) as f:
+        ypos, labels = P._rows_of(f, f.window(*f.total_time), "auto")
+        assert labels == ["rank 0", "rank 1"]
+        assert ypos == {0: 0, 1: 0, 2: 1, 3: 1}
+    r = subprocess.run([sys.executable, "-m", "slog2", "plot", str(SHARED / "trace-sample" / "data.slog2"),
+                        "--from", "0.1", "--to", "0.2", "-o", str(tmp_path / "e.png")],
+                       capture_output=True, text=True, cwd=REPO / "python")
+    assert r.returncode == 0 and "no drawables in the window [0.1, 0.2]" in r.stderr, r.stderr
     plt.close("all")

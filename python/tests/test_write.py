@@ -177,3 +177,26 @@ def test_encode_info_tokens():
     assert slog2.encode_info("%s", ("hé",)) == b"\x00\x03h\xc3\xa9"
     with pytest.raises(ValueError):
         slog2.encode_info("%d %d", (1,))
+
+
+def test_compressed_file_reads_the_same(tmp_path):
+    """``compress=LEVEL``: a SLOG 2.0.Z file that reads back as the plain one."""
+    plain, packed = tmp_path / "plain.slog2", tmp_path / "packed.slog2"
+    write_sample(plain, children_per_node=3, leaf_bytesize=1024)
+    write_sample(packed, children_per_node=3, leaf_bytesize=1024, compress=9)
+    assert open(packed, "rb").read(12)[2:] == b"SLOG 2.0.Z"
+    assert open(plain, "rb").read(12)[2:] == b"SLOG 2.0.6"
+    r = run_cli("check", packed)
+    assert "valid" in r.stdout and r.returncode == 0
+    assert "compressed" in run_cli("info", packed).stdout
+    with slog2.open(plain) as a, slog2.open(packed) as b:
+        ra, rb = a.window(0, 2), b.window(0, 2)
+        assert len(ra) == len(rb) == 8
+        for col in ("kind", "category", "start", "end", "time0", "time1", "line0", "line1", "parent"):
+            assert np.array_equal(getattr(ra, col), getattr(rb, col)), col
+        assert [ra.popup_text(i) for i in range(len(ra))] == [rb.popup_text(i) for i in range(len(rb))]
+        sa = np.concatenate([r.start for r in a.scan()])
+        sb = np.concatenate([r.start for r in b.scan()])
+        assert len(sa) == 8 and np.array_equal(sa, sb)
+    with pytest.raises(slog2.Error, match="compression level"):
+        slog2.Writer(tmp_path / "bad.slog2", compress=12)

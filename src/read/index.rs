@@ -29,7 +29,8 @@
 //! # The cache's bound
 //!
 //! The cache holds `NodeTable`s (≈ 40 bytes per drawable of the node: about
-//! 0.7× the node's bytes on disk) up to a byte limit: by default
+//! 0.7× the node's bytes on disk; a compressed file's tables also hold the
+//! node's unpacked drawables, ≈ 1.7× then) up to a byte limit: by default
 //! [`DEFAULT_CACHE_BYTES`] (64 MiB), or the value of the environment variable
 //! `SLOG2_NODE_CACHE_BYTES` when the file is opened (a byte count, with an
 //! optional `k`, `m` or `g` suffix, powers of 1024; `0` disables caching), or
@@ -268,14 +269,18 @@ pub(crate) struct NodeTable {
     nestable: List,
     /// Where the child stubs begin in the block.
     pub stubs_at: usize,
+    /// A compressed node: its header and drawables unpacked (the bytes its
+    /// records are decoded from, see [`super::blocks`]); `None`: the file's.
+    pub bytes: Option<Arc<[u8]>>,
 }
 
 impl NodeTable {
-    pub fn new(layout: NodeLayout) -> NodeTable {
+    pub fn new(layout: NodeLayout, bytes: Option<Arc<[u8]>>) -> NodeTable {
         NodeTable {
             nestless: List::new(layout.nestless),
             nestable: List::new(layout.nestable),
             stubs_at: layout.stubs_at,
+            bytes,
         }
     }
 
@@ -310,9 +315,13 @@ impl NodeTable {
             .fold(f64::INFINITY, f64::min)
     }
 
-    /// Bytes this table holds (what the cache counts).
+    /// Bytes this table holds (what the cache counts), unpacked node bytes
+    /// included.
     pub fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<NodeTable>() + self.nestless.heap_bytes() + self.nestable.heap_bytes()
+        std::mem::size_of::<NodeTable>()
+            + self.nestless.heap_bytes()
+            + self.nestable.heap_bytes()
+            + self.bytes.as_ref().map_or(0, |b| b.len())
     }
 }
 
@@ -530,16 +539,21 @@ mod tests {
         let c = NodeCache::new(16 * 4096);
         for i in 0..1000u32 {
             let keys: Vec<RecordKey> = (0..(i % 50)).map(|j| key(j as f64, j as f64, j)).collect();
-            let t = Arc::new(NodeTable::new(NodeLayout {
-                entry: DirEntry {
-                    id: crate::model::NodeId::new(0, i as i32),
-                    time_box: TimeBox::new(0.0, 1.0),
-                    ptr: crate::format::BlockPtr::new(108, 10),
+            let t = Arc::new(NodeTable::new(
+                NodeLayout {
+                    entry: DirEntry {
+                        id: crate::model::NodeId::new(0, i as i32),
+                        time_box: TimeBox::new(0.0, 1.0),
+                        ptr: crate::format::BlockPtr::new(108, 10),
+                    },
+                    nestless: Vec::new(),
+                    nestable: keys,
+                    stubs_at: 0,
                 },
-                nestless: Vec::new(),
-                nestable: keys,
-                stubs_at: 0,
-            }));
+                // Every other table with unpacked bytes, as a compressed
+                // file's: they count in the limit too.
+                (i % 2 == 1).then(|| vec![0u8; 1000].into()),
+            ));
             c.insert(i, t);
             let st = c.stats();
             assert!(st.bytes <= st.limit, "{st:?}");

@@ -57,7 +57,9 @@
 //! slightly damaged file can still be explored. Trailing bytes after the last
 //! block, NaN ratios, any category order and empty leaves are accepted.
 
+mod blocks;
 mod check;
+pub mod counts;
 pub mod cursor;
 pub mod index;
 mod info;
@@ -66,7 +68,9 @@ pub mod rows;
 pub mod scan;
 mod tree;
 
+pub use blocks::NodeStorage;
 pub use check::CheckReport;
+pub use counts::{CategoryCount, Counts};
 pub use cursor::WindowCursor;
 pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
@@ -171,6 +175,8 @@ pub struct Slog2File {
     cache: NodeCache,
     /// Map bytes touched since the last trim (see [`MAP_TRIM_BYTES`]).
     map_touched: std::sync::atomic::AtomicU64,
+    /// The file's counts, once asked for ([`counts`]).
+    counts: std::sync::OnceLock<Counts>,
 }
 
 impl std::fmt::Debug for Slog2File {
@@ -216,6 +222,13 @@ impl Slog2File {
     /// docs). I/O errors name the path.
     pub fn open(path: impl AsRef<Path>) -> Result<Slog2File> {
         let path = path.as_ref();
+        Self::open_mapped(path).map_err(|e| match e {
+            Error::BadVersion { .. } => needs_conversion(e, path),
+            e => e,
+        })
+    }
+
+    fn open_mapped(path: &Path) -> Result<Slog2File> {
         let io = |e| Error::io(path, e);
         let mut file = std::fs::File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
@@ -325,6 +338,7 @@ impl Slog2File {
             directory,
             cache: NodeCache::new(index::limit_from_env()),
             map_touched: std::sync::atomic::AtomicU64::new(0),
+            counts: std::sync::OnceLock::new(),
             node_index,
             by_position,
             root,
@@ -444,8 +458,8 @@ impl Slog2File {
     /// Decode one node block. `entry` may come from anywhere: its pointer is
     /// checked against the file.
     pub fn read_node(&self, entry: &DirEntry, parts: NodeParts) -> Result<Node> {
-        let r = entry.ptr.range("tree node", self.file_len())?;
-        format::decode_node(&self.as_bytes()[r], entry.ptr.offset as u64, parts)
+        let bytes = self.node_bytes(entry, parts == NodeParts::All)?;
+        format::decode_node(&bytes, entry.ptr.offset as u64, parts)
     }
 
     /// Every real drawable of the file, node by node in directory order, each
@@ -488,28 +502,6 @@ impl Slog2File {
         self.cache.stats()
     }
 
-    /// The block of the directory entry at `pos` and its file offset.
-    fn block(&self, pos: u32) -> Result<(&[u8], u64)> {
-        let e = &self.directory[pos as usize];
-        let r = e.ptr.range("tree node", self.file_len())?;
-        Ok((&self.as_bytes()[r], e.ptr.offset as u64))
-    }
-
-    /// The table of the node at directory position `pos`, from the cache or
-    /// walked now (and cached).
-    fn node_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
-        if let Some(t) = self.cache.get(pos) {
-            stats.cache_hits += 1;
-            return Ok(t);
-        }
-        let (block, base) = self.block(pos)?;
-        let t = Arc::new(NodeTable::new(format::scan_node(block, base)?));
-        stats.bytes_indexed += block.len() as u64;
-        self.cache.insert(pos, t.clone());
-        self.note_touched(block.len() as u64);
-        Ok(t)
-    }
-
     /// Count map bytes faulted in; past [`MAP_TRIM_BYTES`], drop this
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
@@ -534,12 +526,14 @@ impl Slog2File {
     /// The records of the nodes of depth `>= min_depth` that intersect `w`:
     /// nodes in directory order, each node's records nestless then nestable
     /// in stored order (the order a full decode of each node yields them).
-    /// `f` gets the node's position, table and each hit.
+    /// Each node's table is pushed on `tables`; `f` gets its slot there, the
+    /// table and each hit.
     fn for_each_hit(
         &self,
         w: TimeBox,
         min_depth: i16,
         stats: &mut QueryStats,
+        tables: &mut Tables,
         mut f: impl FnMut(u32, &NodeTable, &RecordKey) -> Result<()>,
     ) -> Result<()> {
         let mut nodes = Vec::new();
@@ -547,17 +541,25 @@ impl Slog2File {
         for pos in nodes {
             let t = self.node_table(pos, stats)?;
             stats.nodes_read += 1;
+            let slot = tables.len() as u32;
             for k in t.hits(w) {
                 stats.bytes_read += k.len as u64;
-                f(pos, &t, k)?;
+                f(slot, &t, k)?;
             }
+            tables.push((pos, t));
         }
         Ok(())
     }
 
-    /// A decoder over exactly the record `k` of the node at `pos`.
-    fn hit_decoder(&self, pos: u32, k: &RecordKey) -> Result<format::Decoder<'_>> {
-        let (block, base) = self.block(pos)?;
+    /// A decoder over exactly the record `k` of the node at `pos`, whose
+    /// table is `t`.
+    fn hit_decoder<'a>(
+        &'a self,
+        pos: u32,
+        t: &'a NodeTable,
+        k: &RecordKey,
+    ) -> Result<format::Decoder<'a>> {
+        let (block, base) = self.table_block(pos, t)?;
         let at = k.offset as usize;
         let rec = block
             .get(at..at + k.len as usize)
@@ -565,35 +567,38 @@ impl Slog2File {
         Ok(format::Decoder::new(rec, base + at as u64, "tree node"))
     }
 
-    /// Decode the record `k` of the node at `pos`.
-    fn decode_hit(&self, pos: u32, k: &RecordKey) -> Result<Drawable> {
-        format::decode_drawable(&mut self.hit_decoder(pos, k)?)
+    /// Decode the record `k` of the node in `slot` of `tables`.
+    fn decode_hit(&self, tables: &Tables, slot: u32, k: &RecordKey) -> Result<Drawable> {
+        let (pos, t) = &tables[slot as usize];
+        format::decode_drawable(&mut self.hit_decoder(*pos, t, k)?)
     }
 
     /// The intersecting records of nodes of depth `>= min_depth`, in drawing
     /// order (stable: ties keep node and list order, as a full decode and a
-    /// stable sort would).
+    /// stable sort would), with the tables of their nodes.
     fn sorted_hits(
         &self,
         w: TimeBox,
         min_depth: i16,
         stats: &mut QueryStats,
-    ) -> Result<Vec<(u32, RecordKey)>> {
+    ) -> Result<(Tables, Vec<(u32, RecordKey)>)> {
         let mut hits: Vec<(u32, RecordKey)> = Vec::new();
-        self.for_each_hit(w, min_depth, stats, |pos, _, k| {
-            hits.push((pos, *k));
+        let mut tables = Tables::new();
+        self.for_each_hit(w, min_depth, stats, &mut tables, |slot, _, k| {
+            hits.push((slot, *k));
             Ok(())
         })?;
         sort_hits(&mut hits);
-        Ok(hits)
+        Ok((tables, hits))
     }
 
-    /// The records of a window query in drawing order, and its stats.
-    fn window_hits(&self, t0: f64, t1: f64) -> Result<(Vec<(u32, RecordKey)>, QueryStats)> {
+    /// The records of a window query in drawing order (with their nodes'
+    /// tables), and its stats.
+    fn window_hits(&self, t0: f64, t1: f64) -> Result<(Hits, QueryStats)> {
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
-        let hits = self.sorted_hits(w, i16::MIN, &mut stats)?;
-        Ok((hits, stats))
+        let (tables, hits) = self.sorted_hits(w, i16::MIN, &mut stats)?;
+        Ok((Hits { tables, hits }, stats))
     }
 
     /// Every drawable whose time box intersects the closed window `[t0, t1]`,
@@ -602,10 +607,11 @@ impl Slog2File {
     /// decodes only the records that intersect (see [`index`]).
     /// `t0 > t1` or a NaN bound is an `InvalidArgument` error.
     pub fn window(&self, t0: f64, t1: f64) -> Result<Window> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
-        let drawables = hits
+        let (h, stats) = self.window_hits(t0, t1)?;
+        let drawables = h
+            .hits
             .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .map(|(slot, k)| self.decode_hit(&h.tables, *slot, k))
             .collect::<Result<Vec<_>>>()?;
         Ok(Window { drawables, stats })
     }
@@ -630,7 +636,9 @@ impl Slog2File {
             hits.sort_by(|a, b| key_cmp(a, b));
             for k in hits {
                 stats.bytes_read += k.len as u64;
-                f(&self.decode_hit(pos, k)?);
+                f(&format::decode_drawable(
+                    &mut self.hit_decoder(pos, &t, k)?,
+                )?);
             }
         }
         Ok(stats)
@@ -662,11 +670,14 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
+        let walk = self.preview_walk(w, depth, &mut stats)?;
         let mut shadows: Vec<Shadow> = Vec::new();
-        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
-        let drawables = hits
+        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
+        let drawables = walk
+            .hits
+            .hits
             .iter()
-            .map(|(pos, k)| self.decode_hit(*pos, k))
+            .map(|(slot, k)| self.decode_hit(&walk.hits.tables, *slot, k))
             .collect::<Result<Vec<_>>>()?;
         shadows.sort_by(|a, b| a.drawing_cmp(b));
         Ok(Preview {
@@ -677,16 +688,15 @@ impl Slog2File {
     }
 
     /// The node walk of a preview at `depth >= 1` ([`preview`](Self::preview)
-    /// says which nodes and shadows): returns the real drawables' hits in
-    /// drawing order and hands every shadow to show to `shadow`, in stub
-    /// order (the caller puts them in drawing order).
-    fn preview_walk<'a>(
-        &'a self,
+    /// says which nodes and shadows): the real drawables' hits in drawing
+    /// order, and the nodes whose stubs give shadows, their stubs at hand
+    /// (a compressed node's unpacked) for [`preview_shadows`](Self::preview_shadows).
+    fn preview_walk(
+        &self,
         w: TimeBox,
         depth: i16,
         stats: &mut QueryStats,
-        mut shadow: impl FnMut(format::ShadowRef<'a>),
-    ) -> Result<Vec<(u32, RecordKey)>> {
+    ) -> Result<PreviewWalk<'_>> {
         let root = self.root();
         let just_root = depth > root.id.depth;
         let mut nodes: Vec<u32> = Vec::new();
@@ -698,28 +708,50 @@ impl Slog2File {
             self.dir_index.overlapping(w, depth, &mut nodes);
         }
         let mut hits: Vec<(u32, RecordKey)> = Vec::new();
+        let mut tables = Tables::new();
+        let mut stubs = Vec::new();
         for pos in nodes {
             let t = self.node_table(pos, stats)?;
             stats.nodes_read += 1;
+            let slot = tables.len() as u32;
             for k in t.hits(w) {
                 stats.bytes_read += k.len as u64;
-                hits.push((pos, *k));
+                hits.push((slot, *k));
             }
             // Only nodes whose children lie below `depth` contribute shadows.
             let e = &self.directory[pos as usize];
-            if !(just_root || e.id.depth <= depth) {
-                continue;
+            if just_root || e.id.depth <= depth {
+                stubs.push((pos, t.stubs_at, self.node_with_stubs(pos)?));
             }
-            let (block, base) = self.block(pos)?;
-            stats.bytes_read += (block.len() - t.stubs_at.min(block.len())) as u64;
-            format::visit_stub_shadows(block, base, t.stubs_at, |child, s| {
+            tables.push((pos, t));
+        }
+        sort_hits(&mut hits);
+        Ok(PreviewWalk {
+            hits: Hits { tables, hits },
+            stubs,
+        })
+    }
+
+    /// Hand every shadow of a preview walk to show to `shadow`, in stub
+    /// order (the caller puts them in drawing order).
+    fn preview_shadows<'a>(
+        &self,
+        walk: &'a PreviewWalk<'_>,
+        w: TimeBox,
+        depth: i16,
+        stats: &mut QueryStats,
+        mut shadow: impl FnMut(format::ShadowRef<'a>),
+    ) -> Result<()> {
+        for (pos, stubs_at, block) in &walk.stubs {
+            let base = self.directory[*pos as usize].ptr.offset as u64;
+            stats.bytes_read += (block.len() - stubs_at.min(&block.len())) as u64;
+            format::visit_stub_shadows(block, base, *stubs_at, |child, s| {
                 if child.id.depth < depth && s.time_box.overlaps(&w) {
                     shadow(s);
                 }
             })?;
         }
-        sort_hits(&mut hits);
-        Ok(hits)
+        Ok(())
     }
 
     /// The info text of a drawable (the viewer's pop-up), see [`format_info`].
@@ -740,6 +772,66 @@ impl Slog2File {
     pub fn check(&self) -> CheckReport {
         check::check(self)
     }
+}
+
+/// A file that is no SLOG-2 file but a trace `slog2 convert` reads: the
+/// error says so and gives the command (a user handed `slog2.open` a `.clog2`
+/// or a text trace). Other files keep the reader's error.
+fn needs_conversion(e: Error, path: &Path) -> Error {
+    let mut head = Vec::with_capacity(4096);
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(4096).read_to_end(&mut head);
+    }
+    let text = String::from_utf8_lossy(&head);
+    let what = if crate::trace::clog2::looks_like_bytes(&head) {
+        "an MPE CLOG2 log"
+    } else if crate::trace::plugin::is_otf2(path) {
+        "an OTF2 archive's anchor file"
+    } else if text.lines().any(|l| {
+        let l = l.trim_start();
+        ["Category[", "Primitive[", "Composite[", "YCoordMap["]
+            .iter()
+            .any(|k| l.starts_with(k))
+    }) {
+        "a trace in slog2sdk's text format"
+    } else {
+        return e;
+    };
+    let out = if path.extension().is_some_and(|x| x == "slog2") {
+        path.with_extension("converted.slog2")
+    } else {
+        path.with_extension("slog2")
+    };
+    Error::NeedsConversion {
+        source: Box::new(e),
+        path: path.display().to_string(),
+        what,
+        out: out.display().to_string(),
+    }
+}
+
+/// The tables of the nodes a query read, by slot: (directory position,
+/// table). A hit names its node by slot, and holding the tables holds what
+/// its records are decoded from (a compressed node's unpacked bytes).
+type Tables = Vec<(u32, Arc<NodeTable>)>;
+
+/// The hits of a query in drawing order, `(slot in tables, key)`.
+pub(crate) struct Hits {
+    tables: Tables,
+    hits: Vec<(u32, RecordKey)>,
+}
+
+impl Hits {
+    fn len(&self) -> usize {
+        self.hits.len()
+    }
+}
+
+/// What a preview walk read: its real drawables' hits, and the nodes whose
+/// stubs give shadows (position, stub offset, block with stubs).
+struct PreviewWalk<'a> {
+    hits: Hits,
+    stubs: Vec<(u32, usize, blocks::NodeBytes<'a>)>,
 }
 
 /// The placeholder category the reference invents for an undefined index.
@@ -910,6 +1002,29 @@ mod tests {
     fn open_names_the_path() {
         let e = Slog2File::open("/nonexistent/dir/x.slog2").unwrap_err();
         assert!(e.to_string().contains("/nonexistent/dir/x.slog2"), "{e}");
+    }
+
+    #[test]
+    fn a_trace_to_convert_says_how() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let clog = root.join("../shared/fixtures/clog2/threads.clog2");
+        let e = Slog2File::open(&clog).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Format);
+        let want = format!(
+            "is an MPE CLOG2 log: convert it first with `slog2 convert {} -o {}`",
+            clog.display(),
+            clog.with_extension("slog2").display()
+        );
+        assert!(e.to_string().contains(&want), "{e}");
+        let txt = root.join("examples/demo.txt");
+        let e = Slog2File::open(&txt).unwrap_err().to_string();
+        assert!(e.contains("is a trace in slog2sdk's text format"), "{e}");
+        // Anything else keeps the reader's own error.
+        let dir = tempfile::tempdir().unwrap();
+        let junk = dir.path().join("junk.slog2");
+        std::fs::write(&junk, [7u8; 300]).unwrap();
+        let e = Slog2File::open(&junk).unwrap_err();
+        assert!(matches!(e, Error::BadVersion { .. }), "{e}");
     }
 
     #[test]

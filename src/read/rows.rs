@@ -475,18 +475,10 @@ impl crate::format::RecordSink for RowSink<'_> {
     }
 
     #[inline(always)]
-    fn primitive(
-        &mut self,
-        category: i32,
-        info: &[u8],
-        tbox: crate::model::TimeBox,
-        first: crate::model::Vertex,
-        last: crate::model::Vertex,
-        member: bool,
-    ) {
+    fn primitive(&mut self, p: &crate::format::PrimRef<'_>, member: bool) {
         let parent = if member { self.parent } else { -1 };
         self.rows
-            .push_primitive_row(category, info, tbox, (first, last), parent);
+            .push_primitive_row(p.category, p.info, p.tbox, (p.first(), p.last()), parent);
     }
 }
 
@@ -502,10 +494,8 @@ pub(super) struct ScanSink<'a> {
     pub rows: &'a mut Rows,
     parent: i32,
     members_left: usize,
-    comp: crate::model::TimeBox,
-    first_line: i32,
-    last_line: i32,
-    first_pending: bool,
+    /// The composite's key, made as a window's key is.
+    key: crate::format::KeyOf,
 }
 
 impl<'a> ScanSink<'a> {
@@ -514,10 +504,7 @@ impl<'a> ScanSink<'a> {
             rows,
             parent: -1,
             members_left: 0,
-            comp: crate::model::TimeBox::EMPTY,
-            first_line: 0,
-            last_line: 0,
-            first_pending: false,
+            key: crate::format::KeyOf::default(),
         }
     }
 }
@@ -526,8 +513,7 @@ impl crate::format::RecordSink for ScanSink<'_> {
     fn composite(&mut self, category: i32, info: &[u8], members: usize) {
         self.parent = self.rows.len() as i32;
         self.members_left = members;
-        self.comp = crate::model::TimeBox::EMPTY;
-        self.first_pending = true;
+        self.key.composite(category, info, members);
         // Box and lines are filled in by the last member (`primitive`).
         self.rows.push_row(
             ROW_COMPOSITE,
@@ -542,37 +528,25 @@ impl crate::format::RecordSink for ScanSink<'_> {
     }
 
     #[inline(always)]
-    fn primitive(
-        &mut self,
-        category: i32,
-        info: &[u8],
-        tbox: crate::model::TimeBox,
-        first: crate::model::Vertex,
-        last: crate::model::Vertex,
-        member: bool,
-    ) {
+    fn primitive(&mut self, p: &crate::format::PrimRef<'_>, member: bool) {
         let parent = if member { self.parent } else { -1 };
         self.rows
-            .push_primitive_row(category, info, tbox, (first, last), parent);
+            .push_primitive_row(p.category, p.info, p.tbox, (p.first(), p.last()), parent);
         if !member || self.members_left == 0 {
             return;
         }
-        let p = self.parent as usize;
-        if self.first_pending {
-            self.first_pending = false;
-            self.first_line = first.line;
-        }
-        self.comp = self.comp.union(&tbox);
-        self.last_line = last.line;
+        self.key.primitive(p, true);
         self.members_left -= 1;
         if self.members_left == 0 {
+            let k = self.key.key(0, 0);
             let r = &mut *self.rows;
-            r.start[p] = self.comp.start;
-            r.end[p] = self.comp.end;
-            r.time0[p] = self.comp.start;
-            r.time1[p] = self.comp.end;
-            r.line0[p] = self.first_line;
-            r.line1[p] = self.last_line;
+            let i = self.parent as usize;
+            r.start[i] = k.start;
+            r.end[i] = k.end;
+            r.time0[i] = k.start;
+            r.time1[i] = k.end;
+            r.line0[i] = k.first_line;
+            r.line1[i] = k.last_line;
         }
     }
 }
@@ -601,10 +575,11 @@ impl Slog2File {
     /// cache; each intersecting record is decoded on the stack and pushed
     /// straight into the columns (no `Vec<Drawable>` in between).
     pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
-        let mut rows = Rows::with_capacity(hits.len());
-        for (pos, k) in &hits {
-            let mut d = self.hit_decoder(*pos, k)?;
+        let (h, stats) = self.window_hits(t0, t1)?;
+        let mut rows = Rows::with_capacity(h.len());
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            let mut d = self.hit_decoder(*pos, t, k)?;
             let mut sink = RowSink {
                 rows: &mut rows,
                 key: k,
@@ -630,8 +605,10 @@ impl Slog2File {
         }
         let w = Self::check_window(t0, t1)?;
         let mut stats = QueryStats::default();
+        let walk = self.preview_walk(w, depth, &mut stats)?;
         let mut shadows: Vec<crate::format::ShadowRef> = Vec::new();
-        let hits = self.preview_walk(w, depth, &mut stats, |s| shadows.push(s))?;
+        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s))?;
+        let h = &walk.hits;
         // The stable drawing order of `preview` (the shadows come in
         // sorted runs, one per stub list).
         let order = super::drawing_permutation(
@@ -644,9 +621,10 @@ impl Slog2File {
             },
         );
         let weights: usize = shadows.iter().map(|s| s.weights().len()).sum();
-        let mut rows = Rows::with_capacity(hits.len() + order.len());
-        for (pos, k) in &hits {
-            self.push_hit(&mut rows, *pos, k)?;
+        let mut rows = Rows::with_capacity(h.len() + order.len());
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            self.push_hit(&mut rows, *pos, t, k)?;
         }
         let ws = &mut rows.weights;
         ws.row.reserve(weights);
@@ -731,11 +709,12 @@ impl Slog2File {
         chunk: usize,
         mut f: impl FnMut(&Rows) -> std::result::Result<(), E>,
     ) -> std::result::Result<QueryStats, E> {
-        let (hits, stats) = self.window_hits(t0, t1)?;
+        let (h, stats) = self.window_hits(t0, t1)?;
         let chunk = chunk.max(1);
-        let mut rows = Rows::with_capacity(chunk.min(hits.len()) + 1);
-        for (pos, k) in &hits {
-            let mut d = self.hit_decoder(*pos, k)?;
+        let mut rows = Rows::with_capacity(chunk.min(h.len()) + 1);
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            let mut d = self.hit_decoder(*pos, t, k)?;
             let mut sink = RowSink {
                 rows: &mut rows,
                 key: k,
@@ -755,15 +734,16 @@ impl Slog2File {
 }
 
 impl Slog2File {
-    /// Decode the record `k` of the node at `pos` straight into `rows` (one
-    /// row, or a composite's row and its members'). Used by the cursor.
+    /// Decode the record `k` of the node at `pos` (table `t`) straight into
+    /// `rows` (one row, or a composite's row and its members').
     pub(super) fn push_hit(
         &self,
         rows: &mut Rows,
         pos: u32,
+        t: &super::index::NodeTable,
         k: &crate::format::RecordKey,
     ) -> Result<()> {
-        let mut d = self.hit_decoder(pos, k)?;
+        let mut d = self.hit_decoder(pos, t, k)?;
         let mut sink = RowSink {
             rows,
             key: k,

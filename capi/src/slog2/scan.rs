@@ -74,6 +74,23 @@ fn scan_op(sc: SLOG2_Scan, f: impl FnOnce(&mut PrefetchScan) -> Res<c_int>) -> c
 /// `scan` is NULL or valid for writing one handle.
 #[no_mangle]
 pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) -> c_int {
+    // SAFETY: forwarded (the caller's promise on `scan`).
+    unsafe { scan_open_with(fp, scan, |f| Ok(::slog2::read::Scan::new(f))) }
+}
+
+/// SLOG2_Scan_open with the core's scan made by `make` (a whole-file scan,
+/// or one over a time range: `scan_range.rs`).
+///
+/// # Safety
+/// `scan` is NULL or valid for writing one handle.
+pub(crate) unsafe fn scan_open_with(
+    fp: SLOG2_File,
+    scan: *mut SLOG2_Scan,
+    make: impl FnOnce(
+        std::sync::Arc<::slog2::read::Slog2File>,
+    )
+        -> ::slog2::Result<::slog2::read::Scan<std::sync::Arc<::slog2::read::Slog2File>>>,
+) -> c_int {
     // SAFETY: the caller's promise on `scan`.
     if let Some(s) = unsafe { scan.as_mut() } {
         *s = std::ptr::null_mut();
@@ -81,7 +98,11 @@ pub unsafe extern "C" fn SLOG2_Scan_open(fp: SLOG2_File, scan: *mut SLOG2_Scan) 
     reader(fp, |r| {
         // SAFETY: the caller's promise on `scan`.
         let out_scan = unsafe { out::<A, _>(scan, "scan") }?;
-        let scan = core(PrefetchScan::start(r.file.clone()))?;
+        let inner = core(make(r.file.clone()))?;
+        let scan = core(PrefetchScan::of(
+            inner,
+            ::slog2::read::scan::DEFAULT_SUB_ROWS,
+        ))?;
         let h = ScanHandle {
             file: fp as usize,
             scan: Mutex::new(scan),

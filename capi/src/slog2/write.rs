@@ -96,20 +96,39 @@ pub unsafe extern "C" fn SLOG2_Write_header_ex(
     children_per_node: c_int,
     leaf_bytesize: c_int,
 ) -> c_int {
+    let nc = match i16::try_from(children_per_node) {
+        Ok(nc) => nc,
+        Err(_) => {
+            return with_options(fp, "SLOG2_Write_header_ex", |_| {
+                Err(fail(SLOG2_ERR_BAD_ARG, "children_per_node out of range"))
+            })
+        }
+    };
+    with_options(fp, "SLOG2_Write_header_ex", |o| {
+        o.children_per_node = nc;
+        o.leaf_bytesize = leaf_bytesize;
+        Ok(())
+    })
+}
+
+/// Change a write handle's writer options before anything was written (the
+/// writer is made anew with them; options not changed stay): the seam for
+/// writer options in files of their own. `call` names the function in the
+/// error for a call that comes too late.
+pub(crate) fn with_options(
+    fp: SLOG2_File,
+    call: &str,
+    f: impl FnOnce(&mut WriterOptions) -> Res<()>,
+) -> c_int {
     writer(fp, |w| {
         if w.started {
             return Err(fail(
                 SLOG2_ERR_STATE,
-                "SLOG2_Write_header_ex must come before categories, y-maps and drawables",
+                format!("{call} must come before categories, y-maps and drawables"),
             ));
         }
-        let nc = i16::try_from(children_per_node)
-            .map_err(|_| fail(SLOG2_ERR_BAD_ARG, "children_per_node out of range"))?;
-        let opts = WriterOptions {
-            children_per_node: nc,
-            leaf_bytesize,
-            ..Default::default()
-        };
+        let mut opts = w.writer.as_ref().map(|x| x.options()).unwrap_or_default();
+        f(&mut opts)?;
         // Drop the first writer (and its temporary file) before making the next.
         w.writer = None;
         w.writer = Some(core(Slog2Writer::create(&w.path, opts))?);
@@ -376,7 +395,13 @@ pub unsafe extern "C" fn SLOG2_Write_ycoordmap_ex(
 
 fn add_drawable(w: &mut WriterState, stated: TimeBox, d: Drawable) -> Res<c_int> {
     let b = d.time_box();
-    if b.start != stated.start || b.end != stated.end {
+    // A vertex time that is not a number is the core's error ("vertex time
+    // is not finite"), not an envelope mismatch (the NaN box never matches).
+    let finite = d
+        .primitives()
+        .iter()
+        .all(|p| p.vertices.iter().all(|v| v.time.is_finite()));
+    if finite && (b.start != stated.start || b.end != stated.end) {
         return Err(fail(
             SLOG2_ERR_BAD_ARG,
             format!(

@@ -140,7 +140,7 @@ pub struct WindowCursor {
     held: Vec<OnScreen>,
     held_spare: Vec<OnScreen>,
     nodes: Vec<u32>,
-    /// Entering records of nodes held as tables: node position, key.
+    /// Entering records of nodes held as tables: index in `held`, key.
     entering: Vec<(u32, RecordKey)>,
     keyed: Vec<(DrawingKey, u32, RecordKey)>,
     /// Those records decoded, in drawing order.
@@ -395,8 +395,8 @@ impl WindowCursor {
                     if forward && w.end < h.next {
                         continue;
                     }
-                    let pos = h.pos;
-                    t.entering(old, w, |_, k| self.entering.push((pos, *k)));
+                    let ix = ix as u32;
+                    t.entering(old, w, |_, k| self.entering.push((ix, *k)));
                     h.next = t.next_start_after(w.end);
                 }
                 Held::Rows(r) => {
@@ -455,10 +455,14 @@ impl WindowCursor {
             self.keyed.sort_by_key(|a| a.0);
             clear(&mut self.extra);
             self.extra_bounds.clear();
-            for (_, pos, k) in &self.keyed {
+            for (_, ix, k) in &self.keyed {
                 self.extra_bounds.push(self.extra.len() as u32);
                 stats.bytes_read += k.len as u64;
-                f.push_hit(&mut self.extra, *pos, k)?;
+                let h = &self.held[*ix as usize];
+                let Held::Table(t) = &h.node else {
+                    unreachable!("entering records come from table-held nodes")
+                };
+                f.push_hit(&mut self.extra, h.pos, t, k)?;
             }
             self.runs.push(Run {
                 src: Src::Extra,
@@ -528,11 +532,12 @@ impl WindowCursor {
     fn fresh(&mut self, f: &Slog2File, id: usize, w: TimeBox) -> Result<()> {
         self.window = None;
         self.file = id;
-        let (hits, stats) = f.window_hits(w.start, w.end)?;
+        let (h, stats) = f.window_hits(w.start, w.end)?;
         let dst = &mut self.spare;
         clear(dst);
-        for (pos, k) in &hits {
-            f.push_hit(dst, *pos, k)?;
+        for (slot, k) in &h.hits {
+            let (pos, t) = &h.tables[*slot as usize];
+            f.push_hit(dst, *pos, t, k)?;
         }
         dst.stats = stats;
         std::mem::swap(&mut self.buf, &mut self.spare);

@@ -4,11 +4,13 @@
 //! entering records of a move as index ranges of those rows.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::error::Result;
 use crate::format::{self, RecordKey};
 use crate::model::{DrawingKey, TimeBox};
 
+use super::super::blocks::NodeBytes;
 use super::super::rows::{push_record, Rows};
 use super::super::{drawing_key, QueryStats, Slog2File};
 use super::columns::copy_rows;
@@ -43,6 +45,9 @@ pub(super) struct NodeRows {
     pub(super) block_bytes: usize,
     /// Records merged and decoded at a time, at least.
     pub(super) chunk: usize,
+    /// A compressed node's unpacked header and drawables (`None`: the
+    /// records are decoded from the file).
+    unpacked: Option<Arc<[u8]>>,
 }
 
 /// A node entering the window: held as rows if the rules allow (module
@@ -54,7 +59,7 @@ pub(super) fn take_node(
     budget: usize,
     stats: &mut QueryStats,
 ) -> Result<Held> {
-    let len = f.block(pos)?.0.len();
+    let len = f.indexed_len(pos)?;
     if len <= whole_bytes && len <= budget {
         if let Some(r) = NodeRows::new(f, pos, chunk, stats)? {
             return Ok(Held::Rows(Box::new(r)));
@@ -74,15 +79,21 @@ impl NodeRows {
         stats: &mut QueryStats,
     ) -> Result<Option<NodeRows>> {
         // The node's record keys (its table, without the shared cache).
-        let (block, base) = f.block(pos)?;
+        let (raw, base) = f.raw_block(pos)?;
         if let Some(m) = f.map() {
             // Map the block's pages in one call rather than a fault per page
             // (a hint: on failure they fault in as usual).
-            let _ = m.advise_range(memmap2::Advice::PopulateRead, base as usize, block.len());
+            let _ = m.advise_range(memmap2::Advice::PopulateRead, base as usize, raw.len());
         }
+        f.note_touched(raw.len() as u64);
+        // A compressed node: its drawables unpacked, held with the rows.
+        let unpacked = match f.node_bytes(&f.directory()[pos as usize], false)? {
+            NodeBytes::File(_) => None,
+            NodeBytes::Unpacked(b) => Some(b),
+        };
+        let block = unpacked.as_deref().unwrap_or(raw);
         let layout = format::scan_node(block, base)?;
         stats.bytes_indexed += block.len() as u64;
-        f.note_touched(block.len() as u64);
         for list in [&layout.nestless, &layout.nestable] {
             let mut prev: Option<DrawingKey> = None;
             for k in list.iter() {
@@ -111,6 +122,7 @@ impl NodeRows {
             max_end: Vec::with_capacity(n),
             block_bytes: block.len(),
             chunk: chunk.max(1),
+            unpacked,
         }))
     }
 
@@ -176,7 +188,10 @@ impl NodeRows {
         let want = upto.max(done + self.chunk);
         self.merge(want, f64::NEG_INFINITY);
         let upto = want.min(self.keys.len());
-        let (block, base) = f.block(self.pos)?;
+        let (block, base) = match &self.unpacked {
+            Some(b) => (&b[..], f.directory()[self.pos as usize].ptr.offset as u64),
+            None => f.raw_block(self.pos)?,
+        };
         for k in &self.keys[done..upto] {
             stats.bytes_read += k.len as u64;
             push_record(&mut self.rows, block, base, k)?;

@@ -59,7 +59,20 @@
 //! ahead, and hands out runs of whole records sized to the caller's room.
 //!
 //! The scan does not use the node cache or the directory index, so it
-//! neither evicts a viewer's cached tables nor pays to build them.
+//! neither evicts a viewer's cached tables nor pays to build them. A
+//! compressed file's nodes are unpacked one at a time into a buffer the scan
+//! reuses (their drawables only: the stubs are not read).
+//!
+//! # A time range
+//!
+//! [`Slog2File::scan_range`] walks the same way over the nodes whose box
+//! meets `[t0, t1]` and keeps the drawables whose **end** time lies in the
+//! range (a composite with its members): consecutive ranges `[a, b]`,
+//! `(b, c]`… give each drawable once, and the range `[start, end]` of the
+//! file gives every drawable with a time (not those with NaN times). This
+//! is how a binding walks part of a file in batches (Python's
+//! `File.scan(t0=, t1=)`) without stepping windows and filtering rows
+//! itself.
 //!
 //! # Errors
 //!
@@ -70,7 +83,8 @@
 use std::ops::Deref;
 
 use crate::error::Result;
-use crate::format::RecordWalk;
+use crate::format::{PackedNode, RecordWalk};
+use crate::model::TimeBox;
 
 mod prefetch;
 
@@ -90,7 +104,9 @@ const CHUNK_BYTES: usize = 8 << 20;
 /// between nodes are advised along).
 const MAX_GAP: usize = 1 << 20;
 
-/// The node being walked: its block's byte range in the file, and the walk.
+/// The node being walked: its block's byte range in the file (a
+/// compressed node: its offset, the range of its unpacked bytes in the
+/// scan's buffer), and the walk.
 struct Current {
     start: usize,
     len: usize,
@@ -111,6 +127,11 @@ pub struct Scan<F: Deref<Target = Slog2File>> {
     chunk_at: usize,
     chunk_len: usize,
     done: bool,
+    /// Keep only drawables whose end lies in this closed range.
+    range: Option<TimeBox>,
+    /// A compressed file: the current node's header and drawables,
+    /// unpacked (reused from node to node).
+    unpacked: Vec<u8>,
 }
 
 impl<F: Deref<Target = Slog2File>> Scan<F> {
@@ -127,7 +148,22 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             chunk_at: 0,
             chunk_len: 0,
             done: false,
+            range: None,
+            unpacked: Vec::new(),
         }
+    }
+
+    /// A scan of the drawables whose end time lies in `[t0, t1]` (see the
+    /// module docs, "A time range"): only nodes whose box meets the range
+    /// are read. A NaN bound or `t0 > t1` is an `InvalidArgument` error.
+    pub fn with_range(file: F, t0: f64, t1: f64) -> Result<Scan<F>> {
+        let w = Slog2File::check_window(t0, t1)?;
+        let mut scan = Scan::new(file);
+        let dir = scan.file.directory();
+        scan.order
+            .retain(|&p| dir[p as usize].time_box.overlaps(&w));
+        scan.range = Some(w);
+        Ok(scan)
     }
 
     /// The file being scanned.
@@ -175,7 +211,11 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             let Some(cur) = self.cur.as_mut() else {
                 break;
             };
-            let block = &self.file.as_bytes()[cur.start..cur.start + cur.len];
+            let block = if self.file.is_compressed() {
+                &self.unpacked[..]
+            } else {
+                &self.file.as_bytes()[cur.start..cur.start + cur.len]
+            };
             let base = cur.start as u64;
             let mut sink = ScanSink::new(rows);
             // The walk lives in a local (registers) while records are decoded
@@ -189,6 +229,15 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
                 if !walk.next(block, base, &mut sink)? {
                     self.cur = None;
                     continue 'nodes;
+                }
+                if let Some(w) = self.range {
+                    // The record's own row is its first (members follow).
+                    let end = sink.rows.end[n0];
+                    if !(end >= w.start && end <= w.end) {
+                        stats.bytes_read += (walk.pos() - before.pos()) as u64;
+                        sink.rows.truncate(n0);
+                        continue;
+                    }
                 }
                 let over = sink.rows.len() > max_rows || sink.rows.info_len() > max_info;
                 if over && n0 > 0 {
@@ -235,7 +284,13 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
                 self.chunk_len = end - r.start;
             }
         }
-        let walk = RecordWalk::new(&file.as_bytes()[r.clone()], r.start as u64)?;
+        let block = &file.as_bytes()[r.clone()];
+        let walk = if file.is_compressed() {
+            PackedNode::parse(block, r.start as u64)?.unpack_into(false, &mut self.unpacked)?;
+            RecordWalk::new(&self.unpacked, r.start as u64)?
+        } else {
+            RecordWalk::new(block, r.start as u64)?
+        };
         self.cur = Some(Current {
             start: r.start,
             len: r.len(),
@@ -292,6 +347,12 @@ impl Slog2File {
     /// ```
     pub fn scan(&self) -> Scan<&Slog2File> {
         Scan::new(self)
+    }
+
+    /// A scan of the drawables whose end time lies in `[t0, t1]` (module
+    /// docs, "A time range").
+    pub fn scan_range(&self, t0: f64, t1: f64) -> Result<Scan<&Slog2File>> {
+        Scan::with_range(self, t0, t1)
     }
 
     /// Every drawable of the file as one [`Rows`] (whole-file scan, in the

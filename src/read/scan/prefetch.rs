@@ -97,10 +97,19 @@ impl PrefetchScan {
     /// Start a scan of `file` whose worker decodes `sub_rows` rows at a
     /// time. Fails (an I/O error) only when the thread cannot be started.
     pub fn with_sub_rows(file: Arc<Slog2File>, sub_rows: usize) -> Result<PrefetchScan> {
+        Self::of(Scan::new(file), sub_rows)
+    }
+
+    /// Prefetch the records of `scan` (a whole-file scan, or one over a time
+    /// range: [`Scan::with_range`]), `sub_rows` rows at a time.
+    pub fn of(scan: Scan<Arc<Slog2File>>, sub_rows: usize) -> Result<PrefetchScan> {
         let (tx, rx) = sync_channel(2);
         let (back, back_rx) = sync_channel(4);
-        let path = file.path().map(|p| p.to_path_buf()).unwrap_or_default();
-        let scan = Scan::new(file);
+        let path = scan
+            .file()
+            .path()
+            .map(|p| p.to_path_buf())
+            .unwrap_or_default();
         std::thread::Builder::new()
             .name("slog2-scan".into())
             .spawn(move || worker(scan, sub_rows.max(1), tx, back_rx))

@@ -22,7 +22,11 @@ public final class Category {
     public final String label;
     /** Method IDs (1 = connect composite states); empty when none. */
     public final int[] methods;
-    /** Number of real drawables of this category in the file. */
+    /**
+     * The count stored in the file's category block: the primitives of this
+     * category, composite members included; 0 for a composite category in files
+     * the reference wrote ({@link Counts} counts composites too).
+     */
     public final long count;
     /** Inclusive and exclusive duration ratios over the whole file. */
     public final float inclRatio, exclRatio;

@@ -5,10 +5,14 @@ package slog2.api;
  * every array describes the same drawable. Filled by one native call; the
  * arrays are owned by this object and never change.
  *
- * <p>Rows are in drawing order. A composite row ({@link #KIND_COMPOSITE}) is
- * followed immediately by its members, primitive rows whose {@link #parent}
- * is the composite's row. A preview lists shadows ({@link #KIND_SHADOW}, the
- * summaries standing in for the levels not read) after the drawables.
+ * <p>One row per drawable and one per composite member (the library's one
+ * definition, {@link Counts#definition()}): a composite row
+ * ({@link #KIND_COMPOSITE}) is followed immediately by its members, primitive
+ * rows whose {@link #parent} is the composite's row ({@code -1} for every
+ * other row). Windows, previews and cursor moves are in drawing order; scan
+ * batches in the file's node order. A preview lists shadows
+ * ({@link #KIND_SHADOW}, the summaries standing in for the levels not read)
+ * after the drawables.
  */
 public final class Drawables {
     /** A primitive: state, arrow or event (top level, or a composite's member). */

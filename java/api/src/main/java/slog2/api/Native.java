@@ -8,10 +8,23 @@ package slog2.api;
 final class Native {
     static {
         String lib = System.getProperty("slog2.library");
-        if (lib != null && !lib.isEmpty()) {
-            System.load(lib);
-        } else {
-            System.loadLibrary("slog2jni");
+        try {
+            if (lib != null && !lib.isEmpty()) {
+                System.load(lib);
+            } else {
+                System.loadLibrary("slog2jni");
+            }
+        } catch (UnsatisfiedLinkError e) {
+            // Say where it was looked for and how to point at it (a bare "no slog2jni in
+            // java.library.path" leaves a new user guessing).
+            UnsatisfiedLinkError u = new UnsatisfiedLinkError(lib != null && !lib.isEmpty()
+                    ? "slog2: cannot load -Dslog2.library=" + lib + ": " + e.getMessage()
+                    : "slog2: libslog2jni.so is not on java.library.path ("
+                            + System.getProperty("java.library.path") + "); build it with `cargo build --release` "
+                            + "and run java with -Dslog2.library=/path/to/target/release/libslog2jni.so "
+                            + "(or -Djava.library.path=/path/to/target/release)");
+            u.initCause(e);
+            throw u;
         }
     }
 
@@ -44,4 +57,22 @@ final class Native {
      * so this can do no more than {@link #close(long)}.
      */
     static native void panicForTest(long h);
+
+    static native long cursorOpen(long h) throws Slog2Exception;
+
+    static native Drawables cursorMove(long c, double t0, double t1) throws Slog2Exception;
+
+    static native void cursorClose(long c);
+
+    static native long scanOpen(long h, boolean range, double t0, double t1) throws Slog2Exception;
+
+    /** The next batch, or null at the end. */
+    static native Drawables scanNext(long s, int maxRows) throws Slog2Exception;
+
+    static native void scanClose(long s);
+
+    /** Totals, then index/drawables/members/stored per category (see Counts). */
+    static native long[] counts(long h) throws Slog2Exception;
+
+    static native String countDefinition() throws Slog2Exception;
 }

@@ -30,7 +30,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * file, are not affected.
  *
  * <p>Each query is one native call returning column arrays, so a viewer's
- * cost per jump is the tree lookup plus one array copy per column.
+ * cost per jump is the tree lookup plus one array copy per column. A viewer
+ * that pans uses a {@link WindowCursor} ({@link #cursor()}); a tool that
+ * wants every drawable reads a {@link Scan} ({@link #scan(int)}) in batches.
+ *
+ * <p><b>Counts.</b> Every table here ({@link Drawables} of a window, a
+ * preview, a cursor move or a scan batch) has one row per drawable and one
+ * per composite member, a member's row right after its composite's with
+ * {@code parent} = that row; {@link #counts()} gives the file's numbers by
+ * the library's one definition ({@link Counts#definition()}).
  */
 public final class Slog2Reader implements AutoCloseable {
     private final long handle;
@@ -120,6 +128,52 @@ public final class Slog2Reader implements AutoCloseable {
         }
         int off = d.infoOffset[row];
         return Native.popupText(handle, d.category[row], d.info, off, d.infoOffset[row + 1] - off);
+    }
+
+    /**
+     * A moving window over this file: {@link WindowCursor#move} returns the
+     * rows of {@link #window} but decodes only the drawables that entered
+     * since the previous move. One per viewer; close it when done (closing
+     * the reader ends it too).
+     */
+    public WindowCursor cursor() throws Slog2Exception {
+        return new WindowCursor(Native.cursorOpen(handle));
+    }
+
+    /**
+     * Every drawable of the file exactly once, in batches of at most
+     * {@code batchRows} rows (a composite with its members is never split; a
+     * larger one comes alone): the library's whole-file scan, which reads
+     * each tree node once, in file order. Batches are not sorted by time.
+     * Memory holds one batch; close the scan when done (closing the reader
+     * ends it too).
+     *
+     * @throws Slog2Exception if {@code batchRows < 1} or the reader is closed
+     */
+    public Scan scan(int batchRows) throws Slog2Exception {
+        return new Scan(Native.scanOpen(handle, false, 0, 0), batchRows);
+    }
+
+    /**
+     * The drawables whose end time lies in {@code [t0, t1]}, each once, in
+     * batches as {@link #scan(int)}: only the tree nodes that meet the range
+     * are read, so consecutive ranges give each drawable once.
+     *
+     * @throws Slog2Exception if a bound is NaN, {@code t0 > t1}, {@code batchRows < 1}
+     *         or the reader is closed
+     */
+    public Scan scan(int batchRows, double t0, double t1) throws Slog2Exception {
+        return new Scan(Native.scanOpen(handle, true, t0, t1), batchRows);
+    }
+
+    /**
+     * The file's counts by the library's one definition (drawables,
+     * composites, members, primitives, rows; per category the drawables and
+     * members counted beside the stored count). The library scans the file
+     * once on the first call and keeps the result.
+     */
+    public Counts counts() throws Slog2Exception {
+        return new Counts(Native.counts(handle));
     }
 
     /** Release the file. Idempotent; later calls on this reader throw {@link Slog2Exception}. */

@@ -346,6 +346,19 @@ class Slog2ReaderTest {
         return e.getMessage();
     }
 
+    /** A compressed file (SLOG 2.0.Z, `slog2 convert --compress`) reads through JNI as the CLI reads it. */
+    @Test
+    void compressedFile(@TempDir Path tmp) throws Exception {
+        Path z = tmp.resolve("fpilog-z.slog2");
+        Cli.ok("convert", "-q", "--compress", Cli.FIXTURES.resolve("slog2/fpilog.slog2").toString(),
+                "-o", z.toString());
+        assertTrue(Cli.ok("info", z.toString()).contains("compressed"));
+        checkCategories(z);
+        checkMaps(z);
+        checkQueries(z);
+        checkPopups(z);
+    }
+
     @Test
     void missingFile() throws Exception {
         String path = "/nonexistent/dir/missing.slog2";

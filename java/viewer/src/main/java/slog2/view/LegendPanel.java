@@ -14,8 +14,15 @@ import slog2.api.Category;
 
 /**
  * Jumpshot's legend: one line per category with its colour, name, topology,
- * visibility and search toggles, drawable count and inclusive/exclusive
- * ratios over the whole file. Toggling visibility repaints the timeline.
+ * visibility and search toggles, count and inclusive/exclusive ratios over
+ * the whole file. Toggling visibility repaints the timeline.
+ *
+ * <p>The count is the library's counted number ({@code Slog2Reader.counts()}:
+ * the category's drawables, composites included, plus its composite
+ * members), the same as {@code slog2 info}'s drawables + members; it is
+ * counted by a whole-file scan off the event thread, and until it arrives the
+ * column shows the category block's stored count (which the reference
+ * writes as 0 for composite categories).
  */
 public final class LegendPanel extends JPanel {
     private static final long serialVersionUID = 1L;
@@ -78,7 +85,7 @@ public final class LegendPanel extends JPanel {
                     case 2 -> Popup.topoName(k.topology);
                     case 3 -> m.visible[r];
                     case 4 -> m.searchable[r];
-                    case 5 -> k.count;
+                    case 5 -> counted != null && counted[r] >= 0 ? counted[r] : k.count;
                     case 6 -> k.inclRatio;
                     default -> k.exclRatio;
                 };
@@ -105,7 +112,42 @@ public final class LegendPanel extends JPanel {
         for (int c = 0; c < widths.length; c++) {
             table.getColumnModel().getColumn(c).setPreferredWidth(widths[c]);
         }
+        table.getTableHeader().setToolTipText("Count: drawables (composites included) and composite members of "
+                + "the category, counted in the file");
         add(new JScrollPane(table), BorderLayout.CENTER);
+        new javax.swing.SwingWorker<long[], Void>() {
+            @Override
+            protected long[] doInBackground() throws Exception {
+                slog2.api.Counts c = m.source.counts();
+                if (c == null) {
+                    return null;
+                }
+                long[] out = new long[m.categories.length];
+                for (int k = 0; k < out.length; k++) {
+                    int at = c.indexOf(m.categories[k].index);
+                    out[k] = at < 0 ? -1 : c.categoryDrawables[at] + c.categoryMembers[at];
+                }
+                return out;
+            }
+
+            @Override
+            protected void done() {
+                try {
+                    counted = get();
+                    tm.fireTableDataChanged();
+                } catch (Exception e) {
+                    // the stored counts stay; the timeline reports a damaged file on its own
+                }
+            }
+        }.execute();
+    }
+
+    /** Counted drawables + members per category slot (null until counted). */
+    private volatile long[] counted;
+
+    /** The count column's value for category slot {@code slot} (tests). */
+    long countOf(int slot) {
+        return (Long) table.getModel().getValueAt(slot, 5);
     }
 
     /** Slot of the selected category, or -1. */

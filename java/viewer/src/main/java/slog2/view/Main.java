@@ -16,8 +16,10 @@ import javax.swing.SwingUtilities;
  *
  * <pre>
  * java -jar slog2view.jar [FILE]                      the viewer window
- * java -jar slog2view.jar --render FILE --from T0 --to T1 --size WxH -o OUT.png [--svg OUT.svg]
+ * java -jar slog2view.jar --render FILE -o OUT.png [--from T0] [--to T1] [--size WxH] [--svg OUT.svg]
+ *                         [--legend] [--ymap NAME|INDEX] [--expand LEVELS]
  * java -jar slog2view.jar --bench FILE [--size WxH] [--steps N] [--seed S] [--plan-out PLAN.txt]
+ * java -jar slog2view.jar --bench FILE --scroll N [--size WxH]   pans at full detail (cursor on/off)
  * </pre>
  *
  * The native library is found on {@code java.library.path} or named by the
@@ -28,8 +30,13 @@ public final class Main {
     }
 
     static final String USAGE = "usage: slog2view [FILE]\n"
-            + "       slog2view --render FILE --from T0 --to T1 --size WIDTHxHEIGHT -o OUT.png [--svg OUT.svg]\n"
-            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S] [--plan-out PLAN.txt]\n";
+            + "       slog2view --render FILE -o OUT.png [--from T0] [--to T1] [--size WIDTHxHEIGHT] [--svg OUT.svg]\n"
+            + "                 [--legend] [--ymap NAME|INDEX] [--expand LEVELS]\n"
+            + "         (defaults: the whole file, 1600x900, the first y-map that is not the identity map,\n"
+            + "          its tree as Jumpshot opens it; --expand opens LEVELS more levels, --legend adds the\n"
+            + "          categories' colours on the right)\n"
+            + "       slog2view --bench FILE [--size WIDTHxHEIGHT] [--steps N] [--seed S] [--plan-out PLAN.txt]\n"
+            + "       slog2view --bench FILE --scroll N [--size WIDTHxHEIGHT]\n";
 
     public static void main(String[] args) {
         findLibrary();
@@ -109,17 +116,36 @@ public final class Main {
 
     static String need(String[] a, int i) {
         if (i >= a.length) {
-            throw new UsageError("missing value after " + a[i - 1]);
+            throw new UsageError(a[i - 1] + " needs a value");
         }
         return a[i];
     }
 
+    /** A finite number for option {@code what}; the error names the option and the text given. */
     static double num(String s, String what) {
+        double v;
         try {
-            return Double.parseDouble(s);
+            v = Double.parseDouble(s.trim());
         } catch (NumberFormatException e) {
-            throw new UsageError("bad " + what + ": " + s);
+            throw new UsageError(what + " " + s + ": not a number");
         }
+        if (!Double.isFinite(v)) {
+            throw new UsageError(what + " " + s + ": not a finite number");
+        }
+        return v;
+    }
+
+    /** A whole number in [lo, hi] for option {@code what}. */
+    static int integer(String s, String what, int lo, int hi) {
+        try {
+            int v = Integer.parseInt(s.trim());
+            if (v >= lo && v <= hi) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageError(what + " " + s + ": want a whole number from " + lo + " to " + hi);
     }
 
     static int[] size(String s) {
@@ -127,12 +153,12 @@ public final class Main {
         try {
             int w = Integer.parseInt(p[0]), h = Integer.parseInt(p[1]);
             if (p.length != 2 || w < Renderer.LABEL_W + 10 || h < Renderer.RULER_H + 10 || w > 20000 || h > 20000) {
-                throw new UsageError("bad size (at least " + (Renderer.LABEL_W + 10) + "x" + (Renderer.RULER_H + 10)
-                        + ", at most 20000x20000): " + s);
+                throw new UsageError("--size " + s + ": at least " + (Renderer.LABEL_W + 10) + "x"
+                        + (Renderer.RULER_H + 10) + ", at most 20000x20000");
             }
             return new int[] {w, h};
         } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            throw new UsageError("bad size (WIDTHxHEIGHT): " + s);
+            throw new UsageError("--size " + s + ": want WIDTHxHEIGHT, e.g. 1600x900");
         }
     }
 
@@ -175,9 +201,11 @@ public final class Main {
     }
 
     static int render(String[] a) {
-        String file = null, out = null, svg = null;
-        double from = Double.NaN, to = Double.NaN;
-        int[] sz = null;
+        String file = null, out = null, svg = null, ymap = null;
+        Double from = null, to = null;
+        int[] sz = {1600, 900};
+        int expand = 0;
+        boolean legend = false;
         for (int i = 1; i < a.length; i++) {
             switch (a[i]) {
                 case "--from" -> from = num(need(a, ++i), "--from");
@@ -185,31 +213,69 @@ public final class Main {
                 case "--size" -> sz = size(need(a, ++i));
                 case "-o" -> out = need(a, ++i);
                 case "--svg" -> svg = need(a, ++i);
+                case "--legend" -> legend = true;
+                case "--ymap" -> ymap = need(a, ++i);
+                case "--expand" -> expand = integer(need(a, ++i), "--expand", 0, 100);
                 default -> {
-                    if (a[i].startsWith("-") || file != null) {
-                        throw new UsageError("unexpected argument: " + a[i]);
+                    if (a[i].startsWith("-") && !a[i].matches("-[0-9.].*")) {
+                        throw new UsageError("--render: unknown option " + a[i]);
+                    }
+                    if (file != null) {
+                        throw new UsageError("--render: one FILE, but got " + file + " and " + a[i]);
                     }
                     file = a[i];
                 }
             }
         }
-        if (file == null || out == null || sz == null || Double.isNaN(from) || Double.isNaN(to)) {
-            throw new UsageError("--render needs FILE, --from, --to, --size and -o");
+        if (file == null) {
+            throw new UsageError("--render needs FILE");
         }
-        if (!(to > from)) {
-            throw new UsageError("--to must be greater than --from");
+        if (out == null) {
+            throw new UsageError("--render needs -o OUT.png");
+        }
+        if (from != null && to != null && !(to > from)) {
+            throw new UsageError("--to " + to + " must be greater than --from " + from);
         }
         try (Source s = ReaderSource.open(file)) {
             Model m = new Model(s);
-            Frame f = Frame.load(m, from, to);
-            BufferedImage img = Renderer.image(m, f, sz[0], sz[1], -1);
+            if (ymap != null) {
+                int k = m.yMapNamed(ymap);
+                if (k < 0) {
+                    StringBuilder names = new StringBuilder();
+                    for (slog2.api.YMap y : m.yMaps) {
+                        names.append(names.length() == 0 ? "" : ", ").append('"').append(y.title).append('"');
+                    }
+                    throw new UsageError("--ymap " + ymap + ": the file's y-maps are " + names);
+                }
+                m.selectYMap(k, expand);
+            } else if (expand > 0) {
+                m.selectYMap(m.yMapIndex(), expand);
+            }
+            double t0 = from != null ? from : m.tMin, t1 = to != null ? to : m.tMax;
+            if (!(t1 > t0)) {
+                throw new UsageError("--to " + t1 + " must be greater than --from " + t0
+                        + (from == null ? " (the file starts at " + m.tMin + ")" : "")
+                        + (to == null ? " (the file ends at " + m.tMax + ")" : ""));
+            }
+            Frame f = Frame.load(m, t0, t1);
+            if (f.d.n == 0) {
+                System.err.printf(Locale.ROOT, "slog2view: no drawables in the window [%s, %s]; the file spans "
+                        + "[%s, %s] s%n", t0, t1, m.tMin, m.tMax);
+            }
+            BufferedImage img = new BufferedImage(sz[0], sz[1], BufferedImage.TYPE_INT_RGB);
+            java.awt.Graphics2D g = img.createGraphics();
+            Renderer.paint(new G2Painter(g), m, f, Renderer.layout(sz[0], sz[1], t0, t1, m.rows(), legend), -1,
+                    legend);
+            g.dispose();
             writeAtomically(out, img);
             if (svg != null) {
                 SvgPainter p = new SvgPainter(sz[0], sz[1]);
-                Renderer.paint(p, m, f, new Renderer.Layout(sz[0], sz[1], from, to, m.rows()), -1);
+                Renderer.paint(p, m, f, Renderer.layout(sz[0], sz[1], t0, t1, m.rows(), legend), -1, legend);
                 Files.writeString(new File(svg).toPath(), p.finish(), StandardCharsets.UTF_8);
             }
             return 0;
+        } catch (UsageError e) {
+            throw e;
         } catch (IOException | RuntimeException | LinkageError e) {
             System.err.println("slog2view: " + file + ": " + e.getMessage());
             return 1;
@@ -233,17 +299,22 @@ public final class Main {
         int steps = 500;
         long seed = 1;
         String planOut = null;
+        int scroll = 0;
         for (int i = 1; i < a.length; i++) {
             switch (a[i]) {
                 case "--plan-out" -> planOut = need(a, ++i);
                 case "--size" -> sz = size(need(a, ++i));
-                case "--steps" -> steps = (int) num(need(a, ++i), "--steps");
+                case "--steps" -> steps = integer(need(a, ++i), "--steps", 1, 100_000_000);
                 case "--seed" -> seed = (long) num(need(a, ++i), "--seed");
+                case "--scroll" -> scroll = integer(need(a, ++i), "--scroll", 1, 100_000_000);
                 default -> file = a[i];
             }
         }
         if (file == null) {
             throw new UsageError("--bench needs FILE");
+        }
+        if (scroll > 0) {
+            return ScrollBench.run(file, sz, scroll);
         }
         try {
             long w0n = System.nanoTime();
@@ -400,6 +471,7 @@ public final class Main {
                 return;
             }
             tmp = File.createTempFile("slog2view-warmup", ".slog2");
+            tmp.deleteOnExit(); // also when the viewer exits during the warm-up (System.exit)
             Files.copy(in, tmp.toPath(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             try (Source s = ReaderSource.open(tmp.getPath())) {
                 Model m = new Model(s);

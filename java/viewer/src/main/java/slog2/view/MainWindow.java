@@ -176,7 +176,11 @@ public final class MainWindow extends JFrame {
         timeline = new TimelinePanel(m, loader);
         timeline.setOpenNanos(openStartNanos);
         timeline.onPopup(this::showPopup);
-        timeline.onError(e -> showError("Query failed", e));
+        timeline.onError(e -> {
+            // the status line names the failure of the window shown now (never a stale frame's numbers)
+            status.setText(timeline.failure() != null ? timeline.failure() : "query failed: " + e.getMessage());
+            showError("Query failed", e);
+        });
         timeline.onFrame(() -> {
             if (timeline.frame() != null && timeline.firstPaintNanos() == 0) {
                 timing("first frame answered");
@@ -243,11 +247,15 @@ public final class MainWindow extends JFrame {
             maps.setSelectedIndex(m.yMapIndex());
             maps.addActionListener(e -> {
                 m.selectYMap(maps.getSelectedIndex());
+                timeline.relayoutRows(); // the frame on screen, laid out on the new tree
                 timeline.request();
             });
             tb.add(new JLabel("Y-axis: "));
             tb.add(maps);
         }
+        // Jumpshot's y-axis tree buttons: open or close one level of the map's tree
+        tb.add(button("Expand", () -> timeline.changeLevel(true)));
+        tb.add(button("Collapse", () -> timeline.changeLevel(false)));
         tb.add(button("PNG…", () -> export(false)));
         tb.add(button("SVG…", () -> export(true)));
         return tb;
@@ -263,6 +271,9 @@ public final class MainWindow extends JFrame {
     private void updateStatus() {
         Frame f = timeline.frame();
         if (f == null) {
+            if (timeline.failure() != null) {
+                status.setText(timeline.failure());
+            }
             return;
         }
         status.setText(String.format(Locale.ROOT,

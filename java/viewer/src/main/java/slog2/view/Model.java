@@ -10,9 +10,9 @@ import slog2.api.YMap;
 
 /**
  * What stays fixed while the user navigates one file: the categories (colour,
- * topology, visibility and search flags), the y-axis rows from the chosen
- * y-map, the file's time span and tree depth, and the rule that picks the
- * preview depth for a time window.
+ * topology, visibility and search flags), the y-axis from the chosen y-map
+ * (a {@link YTree}: rows, merged lines, expansion), the file's time span and
+ * tree depth, and the rule that picks the preview depth for a time window.
  *
  * <p>Category indices are sparse (e.g. 0, 1, 181); they are mapped to dense
  * slots once here so the drawing loop does array lookups only.
@@ -22,6 +22,12 @@ public final class Model {
     public static final int INIT_LEVELS_READ = 4;
 
     public final Source source;
+    /**
+     * Full-detail windows go through the source's window cursor (default; the
+     * system property {@code slog2view.cursor=false} turns it off, for the
+     * frame benchmark's comparison).
+     */
+    public volatile boolean useCursor = !"false".equals(System.getProperty("slog2view.cursor"));
     public final double tMin, tMax;
     public final int rootDepth;
     public final Category[] categories;
@@ -32,11 +38,7 @@ public final class Model {
     public final boolean[] visible, searchable;
     public final YMap[] yMaps;
     private int yMapIndex;
-    private int[] rowLines = new int[0];
-    private String[] rowLabels = new String[0];
-    private int lineBase;
-    private int[] lineRow = new int[0]; // line - lineBase -> row, -1 unknown
-    private Map<Integer, Integer> lineRowMap;
+    private YTree tree;
 
     public Model(Source source) throws IOException {
         this.source = source;
@@ -102,99 +104,78 @@ public final class Model {
         return yMapIndex;
     }
 
-    /** Use y-map {@code i} for the rows: one row per line ID it lists, in its order. */
-    public void selectYMap(int i) {
+    /**
+     * Use y-map {@code i} for the rows: its tree ({@link YTree}), in
+     * Jumpshot's initial state (root expanded, the first column's nodes
+     * collapsed), then {@code expandLevels} more levels opened.
+     */
+    public synchronized void selectYMap(int i, int expandLevels) {
         yMapIndex = i;
-        if (yMaps.length == 0) {
-            setRows(new int[0], new String[0]);
-            return;
-        }
-        YMap m = yMaps[Math.max(0, Math.min(i, yMaps.length - 1))];
-        int n = m.rows();
-        int[] lines = m.lineIDs.clone();
-        String[] labels = new String[n];
-        int cols = m.columnLabels.length;
-        boolean identity = "Identity Map".equals(m.title) || cols == 0;
-        for (int r = 0; r < n; r++) {
-            if (identity) {
-                labels[r] = Integer.toString(lines[r]);
-            } else {
-                StringBuilder sb = new StringBuilder();
-                for (int c = 0; c < cols; c++) {
-                    if (c > 0) {
-                        sb.append(' ');
-                    }
-                    sb.append(m.columnLabels[c]).append(' ').append(m.value(r, c));
-                }
-                labels[r] = sb.toString();
-            }
-        }
-        setRows(lines, labels);
+        YTree t = new YTree(yMaps.length == 0 ? null : yMaps[Math.max(0, Math.min(i, yMaps.length - 1))]);
+        t.expandLevels(expandLevels);
+        tree = t;
     }
 
-    /** Rows for the given line IDs (tests and files without y-maps). */
-    public void setRows(int[] lines, String[] labels) {
-        rowLines = lines;
-        rowLabels = labels;
-        int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
-        for (int l : lines) {
-            lo = Math.min(lo, l);
-            hi = Math.max(hi, l);
+    public void selectYMap(int i) {
+        selectYMap(i, 0);
+    }
+
+    /** The y-map titled {@code name} (or numbered {@code name}), or -1. */
+    public int yMapNamed(String name) {
+        for (int k = 0; k < yMaps.length; k++) {
+            if (yMaps[k].title.equals(name)) {
+                return k;
+            }
         }
-        if (lines.length > 0 && (long) hi - lo < 1_000_000) {
-            lineBase = lo;
-            lineRow = new int[hi - lo + 1];
-            Arrays.fill(lineRow, -1);
-            for (int r = 0; r < lines.length; r++) {
-                lineRow[lines[r] - lo] = r;
-            }
-            lineRowMap = null;
-        } else {
-            lineBase = 0;
-            lineRow = new int[0];
-            lineRowMap = new HashMap<>();
-            for (int r = 0; r < lines.length; r++) {
-                lineRowMap.put(lines[r], r);
-            }
+        try {
+            int k = Integer.parseInt(name);
+            return k >= 0 && k < yMaps.length ? k : -1;
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 
-    /** Grow the rows to include line IDs seen in the data but missing from the map. */
-    public void addLines(int[] lines) {
-        int[] missing = Arrays.stream(lines).filter(l -> rowOf(l) < 0).distinct().sorted().toArray();
-        if (missing.length == 0) {
-            return;
+    /** Rows for the given line IDs, one leaf each (tests and files without y-maps). */
+    public synchronized void setRows(int[] lines, String[] labels) {
+        tree = new YTree(lines, labels);
+    }
+
+    /** The y-axis tree (rows, labels, expansion). Replaced, never mutated, while frames use it. */
+    public synchronized YTree tree() {
+        return tree;
+    }
+
+    /** Open or close the node of row {@code r} (a new tree: frames keep the one they were made with). */
+    public synchronized boolean toggleRow(int r) {
+        YTree t = tree.copy();
+        if (!t.toggle(r)) {
+            return false;
         }
-        int n = rowLines.length;
-        int[] nl = Arrays.copyOf(rowLines, n + missing.length);
-        String[] lb = Arrays.copyOf(rowLabels, n + missing.length);
-        for (int i = 0; i < missing.length; i++) {
-            nl[n + i] = missing[i];
-            lb[n + i] = Integer.toString(missing[i]);
+        tree = t;
+        return true;
+    }
+
+    /** Jumpshot's expand (grow = true) or collapse of one tree level; false when nothing changed. */
+    public synchronized boolean changeLevel(boolean grow) {
+        YTree t = tree.copy();
+        if (!(grow ? t.expandLevel() : t.collapseLevel())) {
+            return false;
         }
-        setRows(nl, lb);
+        tree = t;
+        return true;
     }
 
     public int rows() {
-        return rowLines.length;
+        return tree().rows();
     }
 
     public String rowLabel(int r) {
-        return rowLabels[r];
-    }
-
-    public int rowLine(int r) {
-        return rowLines[r];
+        return tree().label(r);
     }
 
     /** Row of line ID {@code line}, or -1 when the map does not list it. */
     public int rowOf(int line) {
-        if (lineRowMap != null) {
-            Integer r = lineRowMap.get(line);
-            return r == null ? -1 : r;
-        }
-        int k = line - lineBase;
-        return k >= 0 && k < lineRow.length ? lineRow[k] : -1;
+        return tree().rowOf(line);
     }
 
     /**

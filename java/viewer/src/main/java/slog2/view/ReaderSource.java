@@ -4,12 +4,18 @@ import java.io.IOException;
 import slog2.api.Category;
 import slog2.api.Drawables;
 import slog2.api.Slog2Reader;
+import slog2.api.WindowCursor;
 import slog2.api.YMap;
 
-/** {@link Source} over the JNI reader: every call goes straight to the library. */
+/**
+ * {@link Source} over the JNI reader: every call goes straight to the
+ * library; {@link #move} goes through one {@link WindowCursor}, opened on
+ * first use.
+ */
 public final class ReaderSource implements Source {
     private final Slog2Reader reader;
     private final String name;
+    private WindowCursor cursor;
 
     private ReaderSource(Slog2Reader reader, String name) {
         this.reader = reader;
@@ -31,5 +37,21 @@ public final class ReaderSource implements Source {
         return reader.preview(t0, t1, depth);
     }
     @Override public String popupText(Drawables d, int row) throws IOException { return reader.popupText(d, row); }
-    @Override public void close() { reader.close(); }
+    @Override public slog2.api.Counts counts() throws IOException { return reader.counts(); }
+
+    @Override
+    public synchronized Drawables move(double t0, double t1) throws IOException {
+        if (cursor == null) {
+            cursor = reader.cursor();
+        }
+        return cursor.move(t0, t1);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (cursor != null) {
+            cursor.close();
+        }
+        reader.close();
+    }
 }

@@ -8,13 +8,19 @@ import slog2.api.Category;
 import slog2.api.Drawables;
 
 /**
- * Draws a {@link Frame} the way Jumpshot-4's timeline window does: black
- * canvas, one row per y-axis entry with its label on the left, states as
- * filled boxes in their category colour (nested states lower and thinner),
- * arrows from the first vertex to the last with the head at the last
- * (receive) end, events as a line with a triangle, composites outlined,
- * preview shadows as boxes of stacked per-category bars (Jumpshot's default
- * "cumulative exclusion ratio" display), a time ruler at the bottom.
+ * Draws a {@link Frame} the way Jumpshot-4's timeline window does
+ * ({@code CanvasTimeline.drawOneOffImage}): black canvas, one row per y-axis
+ * row with its label on the left (the y-map's tree, indented, with a
+ * +/&minus; handle on nodes that open), then, in Jumpshot's order, the real
+ * states (nested ones lower and thinner), the state shadows of a preview
+ * (nested like states, so a shadow inside an enclosing state is drawn inside
+ * it, on top), composites outlined, and last arrows and events (real and
+ * summarised). States are filled boxes in their category colour; a shadow is
+ * a box of per-category bars stacked by exclusive ratio and centred
+ * (Jumpshot's default "cumulative exclusion ratio" display); arrows go from
+ * the first vertex to the last with the head at the last (receive) end,
+ * events are a line with a triangle; a time ruler runs along the bottom and,
+ * on request, a legend along the right.
  *
  * <p><b>Culling.</b> Off-screen drawables are skipped by their time box. On
  * each row and nesting level, a state whose pixel span lies inside the span
@@ -23,7 +29,7 @@ import slog2.api.Drawables;
  * into it; arrows and events are culled the same way per pixel.
  */
 public final class Renderer {
-    public static final int LABEL_W = 90;
+    public static final int LABEL_W = 130;
     public static final int RULER_H = 26;
     static final float STATE_HEIGHT = 0.90f, NESTING = 0.80f;
     static final int ARROW_LEN = 12, ARROW_W = 10, EVENT_W = 8;
@@ -32,6 +38,9 @@ public final class Renderer {
     static final Color TEXT = new Color(0xe0, 0xe0, 0xe0);
     static final Color SHADOW_BORDER = new Color(0xb0, 0xb0, 0xb0);
     static final Color HIGHLIGHT = Color.WHITE;
+    static final Color HEADER_ROW = new Color(0x14, 0x14, 0x1c);
+    /** Jumpshot's PREVIEW_STATE_BORDER_W: a shadow's bars are inset this much on each side. */
+    static final int SHADOW_INSET = 3;
     static final int MAX_LEVELS = 64;
 
     /** Pixel geometry of one picture: where times and rows land. */
@@ -42,11 +51,16 @@ public final class Renderer {
         public final double rowH;
 
         public Layout(int width, int height, double t0, double t1, int rows) {
+            this(width, height, t0, t1, rows, 0);
+        }
+
+        /** A layout leaving {@code rightMargin} pixels on the right (for a legend). */
+        public Layout(int width, int height, double t0, double t1, int rows, int rightMargin) {
             this.width = width;
             this.height = height;
             this.left = LABEL_W;
             this.top = 0;
-            this.right = width;
+            this.right = Math.max(LABEL_W + 10, width - rightMargin);
             this.bottom = Math.max(1, height - RULER_H);
             this.t0 = t0;
             this.t1 = t1;
@@ -107,19 +121,99 @@ public final class Renderer {
         return img;
     }
 
+    /** Width of the legend of {@code --render --legend}. */
+    public static final int LEGEND_W = 190;
+
+    /** The layout of a picture, with room for a legend on the right when asked. */
+    public static Layout layout(int width, int height, double t0, double t1, int rows, boolean legend) {
+        return new Layout(width, height, t0, t1, rows, legend ? Math.min(LEGEND_W, width / 3) : 0);
+    }
+
+    /** Paint everything, and a legend of the categories right of the canvas when asked. */
+    public static void paint(Painter p, Model m, Frame f, Layout l, int highlight, boolean legend) {
+        paint(p, m, f, l, highlight);
+        if (legend) {
+            drawLegend(p, m, l);
+        }
+    }
+
+    /**
+     * The categories of the file (preview categories left out) with their
+     * colour and shape, states first, then arrows, then events, each by name
+     * (Jumpshot's legend order), in the strip right of the canvas.
+     */
+    private static void drawLegend(Painter p, Model m, Layout l) {
+        p.color(GUTTER);
+        p.fillRect(l.right, 0, l.width - l.right, l.height);
+        Integer[] order = new Integer[m.categories.length];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = k;
+        }
+        int[] rank = {2, 0, 1}; // EVENT, STATE, ARROW -> states, arrows, events
+        Arrays.sort(order, (a, b) -> {
+            Category x = m.categories[a], y = m.categories[b];
+            int c = Integer.compare(rank[Math.max(0, Math.min(2, x.topology))], rank[Math.max(0, Math.min(2, y.topology))]);
+            return c != 0 ? c : x.name.compareTo(y.name);
+        });
+        int x = l.right + 8, y = 8, line = 16;
+        p.color(TEXT);
+        p.text("Legend", x, y + 11);
+        y += line + 4;
+        int left = 0;
+        for (int k : order) {
+            Category c = m.categories[k];
+            if (c.index < 0 || !m.visible[k]) {
+                continue;
+            }
+            if (y + line > l.height - line) {
+                left++;
+                continue;
+            }
+            p.color(m.colour[k]);
+            if (c.topology == Category.STATE) {
+                p.fillRect(x, y + 2, 22, 10);
+            } else if (c.topology == Category.ARROW) {
+                p.fillRect(x, y + 6, 16, 2);
+                p.fillPolygon(new int[] {x + 14, x + 22, x + 14}, new int[] {y + 3, y + 7, y + 11}, 3);
+            } else {
+                p.fillRect(x + 10, y + 4, 2, 10);
+                p.fillPolygon(new int[] {x + 6, x + 16, x + 11}, new int[] {y + 1, y + 1, y + 6}, 3);
+            }
+            p.color(TEXT);
+            String s = c.name;
+            while (s.length() > 1 && p.textWidth(s) > l.width - x - 34) {
+                s = s.substring(0, s.length() - 1);
+            }
+            p.text(s, x + 28, y + 11);
+            y += line;
+        }
+        if (left > 0) {
+            p.color(TEXT);
+            p.text("… " + left + " more", x, y + 11);
+        }
+    }
+
     /** Paint everything: canvas, drawables, labels, ruler. */
     public static void paint(Painter p, Model m, Frame f, Layout l, int highlight) {
         p.color(BACKGROUND);
         p.fillRect(0, 0, l.width, l.height);
         p.clip(l.left, l.top, l.right - l.left, l.bottom - l.top);
-        // faint row separators, as Jumpshot's time lines
+        // faint row separators, as Jumpshot's time lines; an expanded node's row (a
+        // header: its lines have rows of their own below it) is shaded
+        YTree tree = f != null ? f.tree : m.tree();
+        for (int r = 0; r < l.rows && r < tree.rows(); r++) {
+            if (tree.expanded(r)) {
+                p.color(HEADER_ROW);
+                p.fillRect(l.left, l.rowTop(r), l.right - l.left, l.rowTop(r + 1) - l.rowTop(r));
+            }
+        }
         p.color(new Color(0x20, 0x20, 0x20));
         for (int r = 1; r < l.rows; r++) {
             p.fillRect(l.left, l.rowTop(r), l.right - l.left, 1);
         }
         if (f != null) {
-            drawShadowStates(p, m, f, l);
             drawStates(p, m, f, l);
+            drawShadowStates(p, m, f, l);
             drawComposites(p, m, f, l);
             drawArrowsAndEvents(p, m, f, l);
             if (highlight >= 0 && highlight < f.d.n) {
@@ -127,7 +221,7 @@ public final class Renderer {
             }
         }
         p.unclip();
-        drawLabels(p, m, l);
+        drawLabels(p, f != null ? f.tree : m.tree(), l);
         drawRuler(p, l);
     }
 
@@ -210,6 +304,10 @@ public final class Renderer {
         int[] ws = weightStarts(d);
         int[] wr = d.weights.row;
         int[] idx = new int[64];
+        int rows = l.rows;
+        int[] lastX0 = new int[rows], lastX1 = new int[rows];
+        Arrays.fill(lastX0, Integer.MAX_VALUE);
+        Arrays.fill(lastX1, Integer.MIN_VALUE);
         for (int i = 0; i < d.n; i++) {
             if (d.kind[i] != Drawables.KIND_SHADOW || f.topo[i] != Category.STATE) {
                 continue;
@@ -220,8 +318,19 @@ public final class Renderer {
             }
             int x0 = l.xOf(d.start[i]);
             int x1 = l.xOf(d.end[i]);
+            // Jumpshot's DrawnBox rule for shadows: one per row and pixel span
+            if (x0 >= lastX0[r] && x1 <= lastX1[r]) {
+                continue;
+            }
+            lastX0[r] = x0;
+            lastX1[r] = x1;
+            if (x1 - x0 > 2 * SHADOW_INSET + 1) {
+                x0 += SHADOW_INSET;
+                x1 -= SHADOW_INSET;
+            }
             int w = Math.max(1, x1 - x0 + 1);
-            int[] box = l.stateBox(r, 0);
+            // nested as a state: inside the state (or shadow) that covers it
+            int[] box = l.stateBox(r, Math.min(f.nest[i], MAX_LEVELS - 1));
             int y0 = box[0], hh = box[1];
             // this shadow's entries, sorted by exclusive ratio, largest at the bottom
             int n = 0;
@@ -232,24 +341,30 @@ public final class Renderer {
                 idx[n++] = k;
             }
             sortByExcl(idx, n, d.weights.excl);
-            int bottom = y0 + hh;
-            for (int j = 0; j < n && bottom > y0; j++) {
+            int[] hs = new int[n];
+            int total = 0;
+            for (int j = 0; j < n; j++) {
                 int k = idx[j];
                 int s = m.slot(d.weights.category[k]);
                 if (s < 0 || !m.visible[s]) {
                     continue;
                 }
                 float ratio = Math.max(0f, Math.min(1f, d.weights.excl[k]));
-                int h = Math.round(hh * ratio);
-                if (h <= 0) {
+                int h = Math.min(Math.round(hh * ratio), hh - total);
+                hs[j] = Math.max(0, h);
+                total += hs[j];
+            }
+            // Jumpshot's CUMULATIVE_EXCLUSION: the stack is centred in the box
+            int bottom = y0 + hh - (hh - total) / 2;
+            for (int j = 0; j < n; j++) {
+                if (hs[j] <= 0) {
                     continue;
                 }
-                h = Math.min(h, bottom - y0);
-                p.color(m.colour[s]);
-                p.fillRect(x0, bottom - h, w, h);
-                bottom -= h;
+                p.color(m.colour[m.slot(d.weights.category[idx[j]])]);
+                p.fillRect(x0, bottom - hs[j], w, hs[j]);
+                bottom -= hs[j];
             }
-            if (w >= 3) {
+            if (total > 0 && w >= 3) {
                 p.color(SHADOW_BORDER);
                 p.fillRect(x0, y0, 1, hh);
                 p.fillRect(x0 + w - 1, y0, 1, hh);
@@ -475,18 +590,44 @@ public final class Renderer {
         p.line(x1, y0, x1, y1, 2f);
     }
 
-    private static void drawLabels(Painter p, Model m, Layout l) {
+    /** Width of one indentation step of the y-axis tree. */
+    static final int INDENT = 10;
+
+    private static void drawLabels(Painter p, YTree tree, Layout l) {
         p.color(GUTTER);
         p.fillRect(0, 0, l.left, l.bottom);
         p.color(TEXT);
         int stride = Math.max(1, (int) Math.ceil(12 / Math.max(0.01, l.rowH)));
-        for (int r = 0; r < m.rows(); r += stride) {
-            String s = m.rowLabel(r);
-            while (s.length() > 1 && p.textWidth(s) > l.left - 6) {
+        for (int r = 0; r < tree.rows(); r += stride) {
+            int x = 4 + tree.depth(r) * INDENT;
+            int yc = l.rowCenter(r);
+            if (tree.expandable(r)) {
+                // Jumpshot's tree handle: a box with minus (open) or plus (closed)
+                p.fillRect(x, yc - 4, 7, 1);
+                p.fillRect(x, yc + 2, 7, 1);
+                p.fillRect(x, yc - 4, 1, 7);
+                p.fillRect(x + 6, yc - 4, 1, 7);
+                p.fillRect(x + 2, yc - 1, 3, 1);
+                if (!tree.expanded(r)) {
+                    p.fillRect(x + 3, yc - 2, 1, 3);
+                }
+            }
+            x += 10;
+            String s = tree.label(r);
+            while (s.length() > 1 && p.textWidth(s) > l.left - x - 2) {
                 s = s.substring(0, s.length() - 1);
             }
-            p.text(s, 4, l.rowCenter(r) + 4);
+            p.text(s, x, yc + 4);
         }
+    }
+
+    /** The row whose tree handle (or label) is at gutter pixel (x, y), or -1. */
+    static int labelRowAt(YTree tree, Layout l, int x, int y) {
+        if (x < 0 || x >= l.left) {
+            return -1;
+        }
+        int r = l.rowAt(y);
+        return r >= 0 && r < tree.rows() ? r : -1;
     }
 
     /** Tick step: 1, 2 or 5 times a power of ten, about {@code px} pixels apart. */

@@ -26,7 +26,21 @@ public interface Source extends AutoCloseable {
 
     Drawables preview(double t0, double t1, int depth) throws IOException;
 
+    /**
+     * The rows of {@link #window} through the source's window cursor (one per
+     * source: calls come from the viewer's one query thread); a source
+     * without one answers with a fresh window.
+     */
+    default Drawables move(double t0, double t1) throws IOException {
+        return window(t0, t1);
+    }
+
     String popupText(Drawables d, int row) throws IOException;
+
+    /** The file's counts ({@code Slog2Reader.counts()}), or null when the source has none. */
+    default slog2.api.Counts counts() throws IOException {
+        return null;
+    }
 
     @Override
     void close();

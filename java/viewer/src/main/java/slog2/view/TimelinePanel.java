@@ -24,8 +24,13 @@ import slog2.api.Drawables;
  *
  * <p>Mouse: wheel zooms around the cursor, left drag pans, shift-drag or
  * right drag draws a rubber band to zoom into, a click shows the popup of
- * the drawable under the cursor. Keys: +/= and - zoom, left/right arrows
+ * the drawable under the cursor; a click on a y-axis label opens or closes
+ * that node of the y-map's tree. Keys: +/= and - zoom, left/right arrows
  * scroll, Home fits, Backspace or Alt-Left goes back, Alt-Right forward.
+ *
+ * <p>A query that fails leaves no picture behind: the canvas shows the
+ * library's message for the window asked for (and the status line says it),
+ * never the previous window's drawables stretched onto the new axis.
  */
 public final class TimelinePanel extends JComponent {
     private static final long serialVersionUID = 1L;
@@ -33,6 +38,8 @@ public final class TimelinePanel extends JComponent {
     private final Loader loader;
     private double t0, t1;
     private Frame frame;
+    /** The message of the failed query for the window shown, or null. */
+    private String failure;
     private final Deque<double[]> back = new ArrayDeque<>(), forward = new ArrayDeque<>();
     private long lastHistoryPush;
     private int highlight = -1;
@@ -155,6 +162,8 @@ public final class TimelinePanel extends JComponent {
     public void onError(Consumer<Exception> c) { onError = c; }
     public void onFrame(Runnable r) { onFrame = r; }
     public Frame frame() { return frame; }
+    /** The failed query's message for the current window, or null. */
+    public String failure() { return failure; }
     public double t0() { return t0; }
     public double t1() { return t1; }
     public Model model() { return model; }
@@ -247,12 +256,54 @@ public final class TimelinePanel extends JComponent {
     /** Ask for a frame of the current window. */
     public void request() {
         final double a = t0, b = t1;
-        loader.submit(() -> Frame.load(model, a, b), this::accept, onError::accept);
+        loader.submit(() -> Frame.load(model, a, b), this::accept, this::failed);
     }
 
     /** Run a job (find) whose frame becomes current, highlighting the drawable keyed {@code key}. */
     void requestJob(Loader.Job job) {
-        loader.submit(job, this::accept, onError::accept);
+        loader.submit(job, this::accept, this::failed);
+    }
+
+    /** The newest query failed: drop the old picture, say why on the canvas and to the window. */
+    private void failed(Exception e) {
+        frame = null;
+        highlight = -1;
+        String msg = e.getMessage() != null ? e.getMessage() : e.toString();
+        failure = String.format(java.util.Locale.ROOT, "query of [%.9g, %.9g] failed: %s", t0, t1, msg);
+        repaint();
+        onError.accept(e);
+    }
+
+    /** Open or close the y-axis node of row {@code r}, keeping the drawables on screen. */
+    public boolean toggleRow(int r) {
+        if (!model.toggleRow(r)) {
+            return false;
+        }
+        relayout();
+        return true;
+    }
+
+    /** Jumpshot's expand / collapse of one level of the y-axis tree. */
+    public boolean changeLevel(boolean grow) {
+        if (!model.changeLevel(grow)) {
+            return false;
+        }
+        relayout();
+        return true;
+    }
+
+    /** Lay the frame on screen out on the model's current y-axis (another y-map was chosen). */
+    public void relayoutRows() {
+        relayout();
+    }
+
+    private void relayout() {
+        if (frame != null) {
+            frame = frame.relayout(model);
+        }
+        revalidate();
+        repaint();
+        onFrame.run();
     }
 
     void setHighlightKey(double[] key) {
@@ -271,7 +322,8 @@ public final class TimelinePanel extends JComponent {
     }
 
     private void accept(Frame f) {
-        frame = f;
+        frame = f.tree == model.tree() ? f : f.relayout(model);
+        failure = null;
         highlight = -1;
         if (highlightKey != null) {
             Drawables d = f.d;
@@ -288,11 +340,16 @@ public final class TimelinePanel extends JComponent {
     }
 
     private void click(int x, int y) {
+        Renderer.Layout l = timeLayout();
+        int row = Renderer.labelRowAt(model.tree(), l, x, y);
+        if (row >= 0) {
+            toggleRow(row);
+            return;
+        }
         Frame f = frame;
         if (f == null) {
             return;
         }
-        Renderer.Layout l = timeLayout();
         int i = Renderer.hit(model, f, l, x, y);
         if (i < 0) {
             return;
@@ -314,6 +371,10 @@ public final class TimelinePanel extends JComponent {
         Renderer.Layout l = timeLayout();
         Frame f = frame;
         Renderer.paint(new G2Painter(g2), model, f, l, f == null ? -1 : highlight);
+        if (f == null && failure != null) {
+            g2.setColor(new Color(0xff, 0x80, 0x80));
+            g2.drawString(failure, l.left + 10, Math.max(20, l.bottom / 2));
+        }
         if (bandX0 >= 0) {
             int a = Math.min(bandX0, bandX1), b = Math.max(bandX0, bandX1);
             g2.setColor(new Color(255, 255, 255, 60));

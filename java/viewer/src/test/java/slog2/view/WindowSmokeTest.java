@@ -155,7 +155,7 @@ class WindowSmokeTest {
         });
 
         // export the view: PNG of the canvas size, SVG with the same drawables
-        Path png = Files.createTempFile("view", ".png"), svg = Files.createTempFile("view", ".svg");
+        Path png = Files.createTempFile(Fx.scratch(), "view", ".png"), svg = Files.createTempFile(Fx.scratch(), "view", ".svg");
         edt(() -> {
             w.exportTo(png.toFile(), false);
             w.exportTo(svg.toFile(), true);
@@ -166,7 +166,7 @@ class WindowSmokeTest {
         assertTrue(Files.readString(svg).contains("fill=\"#00ff00\""), "RECV green in the SVG");
 
         // a corrupt file: error dialog with the library's message; the open file stays usable
-        Path junk = Files.createTempFile("junk", ".slog2");
+        Path junk = Files.createTempFile(Fx.scratch(), "junk", ".slog2");
         Files.writeString(junk, "SLOG 2.0.6 but nothing else of a trace");
         String libMsg;
         try (Source s = ReaderSource.open(junk.toString())) {

@@ -1,0 +1,483 @@
+//! Compressed tree nodes: the one extension this library makes to SLOG-2
+//! 2.0.6, as the SLOG-2 draft designs it (§6.3: each node compressed as a
+//! block, its header recording the method).
+//!
+//! # Marking
+//!
+//! A file with compressed nodes carries the version string
+//! [`VERSION_COMPRESSED`] (`SLOG 2.0.Z`) instead of `SLOG 2.0.6`; every
+//! other block (header layout, categories, line-ID maps, directory) is
+//! 2.0.6 as it is. The reference tools compare the version with their own
+//! and refuse the file with their own message ("Incompatible Version IDs
+//! detected! … SLOG 2.0.Z, but this input program reads logfile of version
+//! SLOG 2.0.6"), so no reference reader ever parses a compressed node as a
+//! plain one. `slog2 convert FILE -o PLAIN` turns it back into 2.0.6.
+//!
+//! # A compressed node block
+//!
+//! ```text
+//! 34 bytes   node header, plain: box, ID, own block pointer (on-disk size)
+//! 2 × part   u8 method, i32 plain size, i32 stored size      (18 bytes)
+//! payload    the drawables part, then the stubs part, as stored
+//! ```
+//!
+//! A node's two parts are compressed separately because readers want them
+//! separately: a window query needs the drawables (an upper node's are ~1
+//! KB next to ~45 KB of stubs), a preview needs the stubs, the whole-file
+//! scan only the drawables. Unpacked, a part is byte for byte its 2.0.6
+//! layout — the drawables part from the first list count up to the stub
+//! count, the stubs part from the stub count to the end — so the node
+//! header followed by the unpacked parts *is* the 2.0.6 node block (with
+//! this file's block pointers), and every reader of `format` works on it
+//! unchanged. Methods ([`Method`]): stored, zlib, or the field pre-pass
+//! (`format::fields`, private) then zlib.
+//!
+//! # Hostile nodes
+//!
+//! A part's plain size is declared before its payload, and a reader checks
+//! it against what zlib can produce from the stored bytes (at most
+//! [`MAX_RATIO`] to 1) before it allocates anything; inflating then stops
+//! the moment the output would pass the declared size, and a part that
+//! ends short of it is an error too. So a damaged or hostile node costs at
+//! most its declared size, itself bounded by its bytes on disk: no zip bomb.
+//! zlib's checksum catches damage inside the payload.
+
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+
+use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
+use super::fields::{self, Join, Split};
+use super::header::BlockPtr;
+use super::Decoder;
+use crate::error::{Error, Result};
+
+/// The version string of a file with compressed tree nodes.
+pub const VERSION_COMPRESSED: &str = "SLOG 2.0.Z";
+
+/// Bytes of a compressed node before its payload.
+pub const PACKED_PREFIX: usize = NODE_HEADER_SIZE + 2 * PART_HEADER;
+
+const PART_HEADER: usize = 9;
+
+/// Parts smaller than this are stored: zlib's setup (a hash table reset per
+/// stream) costs more than a few bytes can save (a leaf's stub list is 4).
+const SMALL_PART: usize = 64;
+
+/// The most plain bytes a part may declare per stored byte (zlib's
+/// deflate cannot expand more than about 1032 to 1), plus a constant for
+/// tiny parts.
+pub const MAX_RATIO: u64 = 1032;
+const RATIO_SLACK: u64 = 1 << 16;
+
+/// How a node part is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Method {
+    /// As it is (compression would not make it smaller).
+    Stored = 0,
+    /// A zlib stream of the plain bytes.
+    Zlib = 1,
+    /// The field pre-pass (`format::fields`, private): the payload is the size of
+    /// its zlib part once inflated (i32), the zlib stream's size (i32), the
+    /// zlib stream, then the planes stored as they are (noise).
+    Fields = 2,
+}
+
+impl Method {
+    fn from_u8(m: u8) -> Option<Method> {
+        match m {
+            0 => Some(Method::Stored),
+            1 => Some(Method::Zlib),
+            2 => Some(Method::Fields),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Stored => "stored",
+            Method::Zlib => "zlib",
+            Method::Fields => "fields+zlib",
+        }
+    }
+}
+
+/// The two parts of a node block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Drawables = 0,
+    Stubs = 1,
+}
+
+/// One part's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartHeader {
+    pub method: Method,
+    /// Bytes of the part in the 2.0.6 layout.
+    pub plain: usize,
+    /// Bytes of the part on disk.
+    pub stored: usize,
+}
+
+/// A compressed node block, its prefix decoded and checked.
+#[derive(Debug, Clone, Copy)]
+pub struct PackedNode<'a> {
+    pub entry: DirEntry,
+    pub parts: [PartHeader; 2],
+    payload: [&'a [u8]; 2],
+    /// The block's file offset (for errors).
+    base: u64,
+}
+
+fn node_error(entry: &DirEntry, at: u64, detail: impl std::fmt::Display) -> Error {
+    Error::malformed(
+        "compressed tree node",
+        at,
+        format!("node {}: {detail}", entry.id),
+    )
+}
+
+impl<'a> PackedNode<'a> {
+    /// Decode a compressed node's prefix (spec above) and check its sizes
+    /// against the block and against what zlib can produce.
+    pub fn parse(block: &'a [u8], base: u64) -> Result<PackedNode<'a>> {
+        let mut d = Decoder::new(block, base, "compressed tree node");
+        let entry = decode_entry_header(&mut d)?;
+        let mut parts = [PartHeader {
+            method: Method::Stored,
+            plain: 0,
+            stored: 0,
+        }; 2];
+        for p in &mut parts {
+            let at = d.offset();
+            let m = d.u8()?;
+            let plain = d.i32()?;
+            let stored = d.i32()?;
+            let method = Method::from_u8(m)
+                .ok_or_else(|| node_error(&entry, at, format!("unknown compression method {m}")))?;
+            if plain < 0 || stored < 0 {
+                return Err(node_error(
+                    &entry,
+                    at,
+                    format!("negative part size ({plain} plain, {stored} stored)"),
+                ));
+            }
+            let (plain, stored) = (plain as usize, stored as usize);
+            let bound = match method {
+                Method::Stored => stored as u64,
+                _ => (stored as u64)
+                    .saturating_mul(MAX_RATIO)
+                    .saturating_add(RATIO_SLACK),
+            };
+            if plain as u64 > bound || (method == Method::Stored && plain != stored) {
+                return Err(node_error(
+                    &entry,
+                    at,
+                    format!(
+                        "declares {plain} plain bytes from {stored} stored ({}): more than it can hold",
+                        method.name()
+                    ),
+                ));
+            }
+            *p = PartHeader {
+                method,
+                plain,
+                stored,
+            };
+        }
+        let rest = d.remaining();
+        if parts[0].stored.checked_add(parts[1].stored) != Some(rest) {
+            return Err(node_error(
+                &entry,
+                d.offset(),
+                format!(
+                    "parts of {} + {} stored bytes in a payload of {rest}",
+                    parts[0].stored, parts[1].stored
+                ),
+            ));
+        }
+        let a = d.bytes(parts[0].stored)?;
+        let b = d.bytes(parts[1].stored)?;
+        Ok(PackedNode {
+            entry,
+            parts,
+            payload: [a, b],
+            base,
+        })
+    }
+
+    /// Bytes of the node in the 2.0.6 layout.
+    pub fn plain_size(&self) -> usize {
+        NODE_HEADER_SIZE + self.parts[0].plain + self.parts[1].plain
+    }
+
+    /// Append the plain bytes of `part` to `out`.
+    pub fn unpack(&self, part: Part, out: &mut Vec<u8>) -> Result<()> {
+        let h = self.parts[part as usize];
+        let payload = self.payload[part as usize];
+        let at = self.base
+            + PACKED_PREFIX as u64
+            + if part == Part::Stubs {
+                self.parts[0].stored as u64
+            } else {
+                0
+            };
+        let start = out.len();
+        let r = match h.method {
+            Method::Stored => {
+                out.extend_from_slice(payload);
+                Ok(())
+            }
+            Method::Zlib => inflate(payload, h.plain, out),
+            Method::Fields => unpack_fields(payload, part, h.plain, out),
+        };
+        r.map_err(|e| node_error(&self.entry, at, detail_of(&e)))?;
+        if out.len() - start != h.plain {
+            return Err(node_error(
+                &self.entry,
+                at,
+                format!(
+                    "inflates to {} bytes where {} are declared",
+                    out.len() - start,
+                    h.plain
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The node block in the 2.0.6 layout (header, then the parts asked
+    /// for: `Drawables`, or both) into `out` (cleared first).
+    pub fn unpack_into(&self, stubs: bool, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        encode_entry_header(out, &self.entry);
+        self.unpack(Part::Drawables, out)?;
+        if stubs {
+            self.unpack(Part::Stubs, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn detail_of(e: &Error) -> String {
+    match e {
+        Error::Malformed { detail, .. } => detail.clone(),
+        e => e.to_string(),
+    }
+}
+
+/// Inflate the zlib stream `z` into `out`: exactly `plain` bytes, stopping
+/// as soon as more would come. Memory grows with what the stream really
+/// yields, not with what it declares.
+fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
+    let bad = |d: String| Error::malformed("compressed tree node", 0, d);
+    let start = out.len();
+    let mut d = Decompress::new(true);
+    // One spare byte: output that reaches it is output beyond the
+    // declared size.
+    let mut room = (plain + 1).min(z.len().saturating_mul(8) + (1 << 16));
+    loop {
+        out.reserve(room.min(plain + 1 - (out.len() - start).min(plain)));
+        let (in0, out0) = (d.total_in(), d.total_out());
+        let status = d
+            .decompress_vec(&z[d.total_in() as usize..], out, FlushDecompress::Finish)
+            .map_err(|e| bad(format!("zlib: {e}")))?;
+        let got = out.len() - start;
+        if got > plain {
+            out.truncate(start + plain);
+            return Err(bad(format!("inflates beyond its declared {plain} bytes")));
+        }
+        if status == Status::StreamEnd {
+            if d.total_in() as usize != z.len() {
+                return Err(bad("bytes after the end of its zlib stream".into()));
+            }
+            return Ok(());
+        }
+        if d.total_in() == in0 && d.total_out() == out0 && out.len() < out.capacity() {
+            return Err(bad(format!(
+                "zlib stream ends early ({got} of {plain} bytes inflated)"
+            )));
+        }
+        room = room.saturating_mul(2);
+    }
+}
+
+thread_local! {
+    /// The pre-pass's streams of the last part unpacked on this thread.
+    static STREAMS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
+    let bad = |d: &str| Error::malformed("compressed tree node", 0, d.to_string());
+    let (head, rest) = payload
+        .split_first_chunk::<8>()
+        .ok_or_else(|| bad("field streams without their sizes"))?;
+    let len = i32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+    let zlen = i32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+    if zlen < 0 || zlen as usize > rest.len() {
+        return Err(bad("field streams' zlib part beyond the node"));
+    }
+    let (z, raw) = rest.split_at(zlen as usize);
+    if len < 0 || len as u64 > (z.len() as u64).saturating_mul(MAX_RATIO) + RATIO_SLACK {
+        return Err(bad("field streams larger than their zlib stream can hold"));
+    }
+    STREAMS.with(|s| {
+        let mut streams = s.borrow_mut();
+        streams.clear();
+        inflate(z, len as usize, &mut streams)?;
+        let limit = out.len() + plain;
+        let mut j = Join::new(&streams, raw, out, limit)?;
+        match part {
+            Part::Drawables => fields::walk_drawables(&mut j)?,
+            Part::Stubs => fields::walk_stubs(&mut j)?,
+        }
+        j.finish()
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Packing (the writer's side)
+
+/// Reusable state for packing nodes (zlib state and scratch buffers).
+pub struct Packer {
+    level: u32,
+    z: Compress,
+    streams: Vec<u8>,
+    raw: Vec<u8>,
+    values: Vec<Vec<u64>>,
+}
+
+impl std::fmt::Debug for Packer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Packer")
+            .field("level", &self.level)
+            .finish()
+    }
+}
+
+impl Packer {
+    /// A packer at zlib `level` (1 fastest … 9 smallest).
+    pub fn new(level: u32) -> Packer {
+        let level = level.clamp(1, 9);
+        Packer {
+            level,
+            z: Compress::new(Compression::new(level), true),
+            streams: Vec::new(),
+            raw: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Append the zlib stream of `data` to `out`.
+    fn deflate(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        self.z.reset();
+        out.reserve(data.len() / 2 + 64);
+        loop {
+            let before = self.z.total_in() as usize;
+            let status = self
+                .z
+                .compress_vec(&data[before..], out, FlushCompress::Finish);
+            match status {
+                Ok(Status::StreamEnd) => return,
+                Ok(_) => out.reserve(out.capacity().max(1024)),
+                // Compressing into a vector cannot fail but for a bug in
+                // the backend; the caller falls back to storing.
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Append one part, packed, to `out`; returns its header. The part is
+    /// stored as it is when compression does not make it smaller.
+    fn part(&mut self, plain: &[u8], part: Part, out: &mut Vec<u8>) -> PartHeader {
+        let start = out.len();
+        if plain.len() < SMALL_PART {
+            out.extend_from_slice(plain);
+            return PartHeader {
+                method: Method::Stored,
+                plain: plain.len(),
+                stored: plain.len(),
+            };
+        }
+        let mut method = Method::Zlib;
+        // The field pre-pass, when the part walks as SLOG-2.
+        self.streams.clear();
+        let mut split = Split::new(plain, std::mem::take(&mut self.values));
+        let walked = match part {
+            Part::Drawables => fields::walk_drawables(&mut split),
+            Part::Stubs => fields::walk_stubs(&mut split),
+        };
+        let mut streams = std::mem::take(&mut self.streams);
+        self.raw.clear();
+        if walked.is_ok() {
+            if let Ok(values) = split.finish(&mut streams, &mut self.raw) {
+                self.values = values;
+                if streams.len() <= i32::MAX as usize {
+                    out.extend_from_slice(&(streams.len() as i32).to_be_bytes());
+                    out.extend_from_slice(&[0; 4]);
+                    let z = out.len();
+                    self.deflate(&streams, out);
+                    let zlen = (out.len() - z) as i32;
+                    out[z - 4..z].copy_from_slice(&zlen.to_be_bytes());
+                    out.extend_from_slice(&self.raw);
+                    method = Method::Fields;
+                }
+            }
+        }
+        self.streams = streams;
+        if method == Method::Zlib {
+            out.truncate(start);
+            self.deflate(plain, out);
+        }
+        let stored = out.len() - start;
+        let bound = (stored as u64) * MAX_RATIO + RATIO_SLACK;
+        if stored >= plain.len() || plain.len() as u64 > bound {
+            out.truncate(start);
+            out.extend_from_slice(plain);
+            method = Method::Stored;
+        }
+        PartHeader {
+            method,
+            plain: plain.len(),
+            stored: out.len() - start,
+        }
+    }
+
+    /// Pack the 2.0.6 node block `plain` (its stub count at `stubs_at`)
+    /// into `out` as it goes at file offset `offset`: the header gets the
+    /// packed block's own pointer. Returns the packed size.
+    pub fn pack(
+        &mut self,
+        plain: &[u8],
+        stubs_at: usize,
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Result<usize> {
+        let mut d = Decoder::new(plain, offset, "tree node");
+        let mut entry = decode_entry_header(&mut d)?;
+        let start = out.len();
+        out.resize(start + PACKED_PREFIX, 0);
+        let a = self.part(&plain[NODE_HEADER_SIZE..stubs_at], Part::Drawables, out);
+        let b = self.part(&plain[stubs_at..], Part::Stubs, out);
+        let size = out.len() - start;
+        let size32 = i32::try_from(size).map_err(|_| {
+            Error::InvalidArgument(format!("tree node {} would exceed 2 GiB", entry.id))
+        })?;
+        entry.ptr = BlockPtr {
+            offset: offset as i64,
+            size: size32,
+        };
+        let mut head = Vec::with_capacity(PACKED_PREFIX);
+        encode_entry_header(&mut head, &entry);
+        for p in [a, b] {
+            head.push(p.method as u8);
+            head.extend_from_slice(&(p.plain as i32).to_be_bytes());
+            head.extend_from_slice(&(p.stored as i32).to_be_bytes());
+        }
+        out[start..start + PACKED_PREFIX].copy_from_slice(&head);
+        Ok(size)
+    }
+}

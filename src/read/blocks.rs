@@ -1,0 +1,176 @@
+//! Node blocks as every query sees them: the 2.0.6 layout, whether the file
+//! stores its nodes plain or compressed.
+//!
+//! A plain file's node block is a slice of the map, decoded where it lies.
+//! A compressed file's (`SLOG 2.0.Z`, [`crate::format::packed`]) is unpacked
+//! first — and only the part a query needs: a window query and the
+//! whole-file scan unpack a node's drawables, a preview its stubs too. The
+//! unpacked bytes are the 2.0.6 block (with this file's pointers), so
+//! everything downstream — record keys, tables, rows, shadows — is the same
+//! code for both kinds of file.
+//!
+//! Unpacking is not free (zlib, then the field pre-pass undone), so a
+//! compressed node's unpacked drawables live in its table in the node cache
+//! ([`super::index`]): the same bounded, settable cache holds them, counted
+//! in its byte limit, and a query that holds a table holds the bytes its
+//! hits are decoded from. Nothing is unpacked on open.
+//!
+//! Errors inside an unpacked node carry the node's file offset plus the
+//! position in its unpacked bytes; errors of the packing itself (a method
+//! this library does not know, sizes that do not add up, a zlib stream that
+//! is damaged, ends early or inflates beyond its declared size) name the
+//! node and the offset in the file.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::index::NodeTable;
+use super::{QueryStats, Slog2File};
+use crate::error::Result;
+use crate::format::{self, DirEntry, PackedNode};
+
+/// A node block in the 2.0.6 layout: borrowed from the file, or unpacked.
+pub(crate) enum NodeBytes<'a> {
+    File(&'a [u8]),
+    Unpacked(Arc<[u8]>),
+}
+
+impl Deref for NodeBytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            NodeBytes::File(b) => b,
+            NodeBytes::Unpacked(b) => b,
+        }
+    }
+}
+
+impl Slog2File {
+    /// Whether the tree nodes are compressed (`SLOG 2.0.Z`).
+    pub fn is_compressed(&self) -> bool {
+        self.header().is_compressed()
+    }
+
+    /// The block of the directory entry at `pos` as it lies in the file,
+    /// and its offset.
+    pub(crate) fn raw_block(&self, pos: u32) -> Result<(&[u8], u64)> {
+        self.raw_block_of(&self.directory()[pos as usize])
+    }
+
+    fn raw_block_of(&self, e: &DirEntry) -> Result<(&[u8], u64)> {
+        let r = e.ptr.range("tree node", self.file_len())?;
+        Ok((&self.as_bytes()[r], e.ptr.offset as u64))
+    }
+
+    /// The node of `entry` in the 2.0.6 layout: its header and drawables,
+    /// and its stubs when `stubs` (a plain file's block always has them).
+    pub(crate) fn node_bytes(&self, entry: &DirEntry, stubs: bool) -> Result<NodeBytes<'_>> {
+        let (block, base) = self.raw_block_of(entry)?;
+        if !self.is_compressed() {
+            return Ok(NodeBytes::File(block));
+        }
+        let mut v = Vec::new();
+        PackedNode::parse(block, base)?.unpack_into(stubs, &mut v)?;
+        Ok(NodeBytes::Unpacked(v.into()))
+    }
+
+    /// The node of directory position `pos`, with its stubs.
+    pub(crate) fn node_with_stubs(&self, pos: u32) -> Result<NodeBytes<'_>> {
+        self.node_bytes(&self.directory()[pos as usize], true)
+    }
+
+    /// The bytes a table's records are decoded from, and the node's offset.
+    #[inline]
+    pub(crate) fn table_block<'a>(&'a self, pos: u32, t: &'a NodeTable) -> Result<(&'a [u8], u64)> {
+        match &t.bytes {
+            Some(b) => Ok((b, self.directory()[pos as usize].ptr.offset as u64)),
+            None => self.raw_block(pos),
+        }
+    }
+
+    /// Bytes a query walks to index node `pos`: its 2.0.6 block (a
+    /// compressed node: header and drawables unpacked).
+    pub(crate) fn indexed_len(&self, pos: u32) -> Result<usize> {
+        let (block, base) = self.raw_block(pos)?;
+        if !self.is_compressed() {
+            return Ok(block.len());
+        }
+        let p = PackedNode::parse(block, base)?;
+        Ok(format::NODE_HEADER_SIZE + p.parts[0].plain)
+    }
+
+    /// The table of the node at directory position `pos`, from the cache or
+    /// walked now (and cached).
+    pub(crate) fn node_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
+        if let Some(t) = self.cache.get(pos) {
+            stats.cache_hits += 1;
+            return Ok(t);
+        }
+        let (block, base) = self.raw_block(pos)?;
+        let t = if self.is_compressed() {
+            let bytes = self.node_bytes(&self.directory()[pos as usize], false)?;
+            let NodeBytes::Unpacked(b) = bytes else {
+                unreachable!("a compressed file's node is unpacked")
+            };
+            stats.bytes_indexed += b.len() as u64;
+            NodeTable::new(format::scan_node(&b, base)?, Some(b))
+        } else {
+            stats.bytes_indexed += block.len() as u64;
+            NodeTable::new(format::scan_node(block, base)?, None)
+        };
+        let t = Arc::new(t);
+        self.cache.insert(pos, t.clone());
+        self.note_touched(block.len() as u64);
+        Ok(t)
+    }
+}
+
+/// How a file's tree nodes are stored: what `slog2 info` reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NodeStorage {
+    /// Tree nodes in the directory.
+    pub nodes: usize,
+    /// Their bytes in the file.
+    pub stored_bytes: u64,
+    /// Their bytes in the 2.0.6 layout (equal to `stored_bytes` for a plain
+    /// file).
+    pub plain_bytes: u64,
+    /// Node parts (two per node) by method: stored, zlib, fields+zlib.
+    pub parts_by_method: [usize; 3],
+}
+
+impl NodeStorage {
+    /// Stored bytes per plain byte (1 for a plain file).
+    pub fn ratio(&self) -> f64 {
+        if self.plain_bytes == 0 {
+            1.0
+        } else {
+            self.stored_bytes as f64 / self.plain_bytes as f64
+        }
+    }
+}
+
+impl Slog2File {
+    /// How the tree nodes are stored (a compressed file: each node's
+    /// prefix is read, nothing is unpacked).
+    pub fn node_storage(&self) -> Result<NodeStorage> {
+        let mut s = NodeStorage {
+            nodes: self.directory().len(),
+            ..Default::default()
+        };
+        for pos in 0..self.directory().len() as u32 {
+            let (block, base) = self.raw_block(pos)?;
+            s.stored_bytes += block.len() as u64;
+            if self.is_compressed() {
+                let p = PackedNode::parse(block, base)?;
+                s.plain_bytes += p.plain_size() as u64;
+                for part in p.parts {
+                    s.parts_by_method[part.method as usize] += 1;
+                }
+            } else {
+                s.plain_bytes += block.len() as u64;
+            }
+        }
+        Ok(s)
+    }
+}
