@@ -341,6 +341,23 @@ extern "C" {
 #endif // __cplusplus
 
 /*
+ Compress the tree nodes of the file being written at zlib `level` (1
+ fastest … 9 smallest), or write plain SLOG-2 2.0.6 (`level` 0, the
+ default). A compressed file has the version `SLOG 2.0.Z`: libslog2, the
+ `slog2` tool and its bindings read it like any other; the reference
+ tools (Jumpshot-4, slog2print) refuse it with their version message, and
+ `slog2 convert FILE -o PLAIN` turns it back into 2.0.6. Call it, like
+ SLOG2_Write_header_ex, before the first category, y-map or drawable.
+ Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE,
+ SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG (`level` outside 0..9),
+ SLOG2_ERR_IO.
+
+ # Safety
+ None beyond a handle from SLOG2_Open (any value is checked).
+ */
+int SLOG2_Write_compression(SLOG2_File fp, int level);
+
+/*
  The file's counts. The first call on a file scans it once (each record
  decoded once, at the speed of reading the bytes); later calls return the
  kept result. Safe to call from many threads. Returns SLOG2_OK;
@@ -391,23 +408,6 @@ const char *SLOG2_Count_definition(void);
  `scan` is NULL or valid for writing one handle.
  */
 int SLOG2_Scan_open_range(SLOG2_File fp, double t0, double t1, SLOG2_Scan *scan);
-
-/*
- Compress the tree nodes of the file being written at zlib `level` (1
- fastest … 9 smallest), or write plain SLOG-2 2.0.6 (`level` 0, the
- default). A compressed file has the version `SLOG 2.0.Z`: libslog2, the
- `slog2` tool and its bindings read it like any other; the reference
- tools (Jumpshot-4, slog2print) refuse it with their version message, and
- `slog2 convert FILE -o PLAIN` turns it back into 2.0.6. Call it, like
- SLOG2_Write_header_ex, before the first category, y-map or drawable.
- Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE,
- SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG (`level` outside 0..9),
- SLOG2_ERR_IO.
-
- # Safety
- None beyond a handle from SLOG2_Open (any value is checked).
- */
-int SLOG2_Write_compression(SLOG2_File fp, int level);
 
 /*
  Open `filename` for writing (`mode` 'w') or reading ('r'). Writing goes to a

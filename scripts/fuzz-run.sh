@@ -17,7 +17,7 @@ scripts/fuzz-seeds.sh >/dev/null
 source scripts/fuzz-env.sh
 cd fuzz
 RUSTC_WRAPPER= cargo "+$FUZZ_TOOLCHAIN" fuzz build -O
-for t in slog2_read slog2_open slog2_packed text_trace retree capi_input clog2 trace_api otf2; do
+for t in slog2_read slog2_open slog2_packed text_trace retree capi_input clog2 trace_api input_open otf2; do
   echo "== fuzz $t for ${secs}s"
   log="artifacts/$t.log"; mkdir -p artifacts
   # otf2 runs a quarter of the inputs: libotf2 opens each archive with

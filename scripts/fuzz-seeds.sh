@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fx=../shared/fixtures
 [ -d "$fx" ] || { echo "fuzz-seeds: $fx is missing" >&2; exit 1; }
-for t in slog2_read slog2_open slog2_packed retree capi_input text_trace clog2 trace_api otf2; do mkdir -p "fuzz/corpus/$t"; done
+for t in slog2_read slog2_open slog2_packed retree capi_input text_trace clog2 trace_api input_open otf2; do mkdir -p "fuzz/corpus/$t"; done
 for f in "$fx"/*/*.slog2; do
   b=$(basename "$f" .slog2)
   cp "$f" "fuzz/corpus/slog2_read/$b.slog2"
@@ -27,6 +27,14 @@ for f in "$fx"/trace-sample/*.txt; do
   case "$f" in *print.txt) continue;; esac
   { printf '\x06\x03\x0c\x02\x04\x05\x00\x01'; cat "$f"; } > "fuzz/corpus/trace_api/$(basename "$f").bin"
 done
+# input_open: the first byte says how the rest arrives (bit 0: gzip, bit 1:
+# the SLOG-2 stream reader); text, CLOG2 and SLOG-2 inputs, plain and gzip.
+for f in "$fx"/trace-sample/data.txt "$fx"/trace-sample/arrow.txt "$fx"/clog2/edge_cases.clog2 "$fx"/trace-sample/data.slog2; do
+  b=$(basename "$f")
+  { printf '\x00'; cat "$f"; } > "fuzz/corpus/input_open/$b.plain"
+  { printf '\x01'; cat "$f"; } > "fuzz/corpus/input_open/$b.gz"
+done
+{ printf '\x02'; cat "$fx"/trace-sample/data.slog2; } > "fuzz/corpus/input_open/data.slog2.stream"
 # otf2: whole archives written by readers/otf2/tests/otf2_gen.c (our generator,
 # built here with gcc and libotf2), their files joined by the separator of
 # fuzz/fuzz_targets/otf2.rs; the anchor's random trace id is zeroed so that the

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::model::{Drawable, Primitive, TimeBox};
+use crate::model::{Drawable, Primitive, TimeBox, TimeText};
 use crate::trace::{Record, TraceSource};
 use crate::write::{Slog2Writer, WriteSummary, WriterOptions};
 
@@ -151,14 +151,17 @@ fn check_primitive(stated: TimeBox, p: &Primitive, what: &str) -> std::result::R
     if !ordered(stated.start, stated.end) {
         return Err(format!(
             "{what}violation of causality: start time {} > end time {}",
-            stated.start, stated.end
+            TimeText(stated.start),
+            TimeText(stated.end)
         ));
     }
     for v in &p.vertices {
         if !(stated.start <= v.time && v.time <= stated.end) {
             return Err(format!(
                 "{what}vertex time {} is outside its time box [{}, {}]",
-                v.time, stated.start, stated.end
+                TimeText(v.time),
+                TimeText(stated.start),
+                TimeText(stated.end)
             ));
         }
     }
@@ -173,7 +176,8 @@ fn check_composite(
     if !ordered(stated.start, stated.end) {
         return Err(format!(
             "composite: violation of causality: start time {} > end time {}",
-            stated.start, stated.end
+            TimeText(stated.start),
+            TimeText(stated.end)
         ));
     }
     if let Some((_, e)) = member_problem(stated, members, member_boxes) {
@@ -197,7 +201,10 @@ fn member_problem(
                 i,
                 format!(
                     "composite member {i}: time box [{}, {}] is outside the composite's [{}, {}]",
-                    b.start, b.end, stated.start, stated.end
+                    TimeText(b.start),
+                    TimeText(b.end),
+                    TimeText(stated.start),
+                    TimeText(stated.end)
                 ),
             ));
         }

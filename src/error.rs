@@ -92,6 +92,13 @@ pub enum Error {
     #[error("not an SLOG-2 2.0.6 file: it starts with \"{found}\" where \"SLOG 2.0.6\" belongs")]
     BadVersion { found: String },
 
+    /// A file changed under a reader that had it open (truncated or
+    /// rewritten in place by another process; see `read::guard`).
+    #[error(
+        "{path} changed while it was open (another process truncated or rewrote it): reopen it"
+    )]
+    FileChanged { path: PathBuf },
+
     #[error("truncated {what} at byte offset {offset}: need {need} more byte(s), {have} left")]
     Truncated {
         what: &'static str,
@@ -115,7 +122,7 @@ pub enum Error {
         detail: String,
     },
 
-    #[error("drawable #{index} ends at {end} but the previous one ended at {prev_end}: input must come in non-decreasing end time{location}")]
+    #[error("drawable #{index} ends at {} but the previous one ended at {}: input must come in non-decreasing end time{location}", crate::model::TimeText(*.end), crate::model::TimeText(*.prev_end))]
     OrderViolation {
         index: u64,
         end: f64,
@@ -185,7 +192,7 @@ impl Error {
     /// The kind of failure (what the bindings map to codes and classes).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Io { .. } => ErrorKind::Io,
+            Error::Io { .. } | Error::FileChanged { .. } => ErrorKind::Io,
             Error::BadVersion { .. }
             | Error::Truncated { .. }
             | Error::BlockOutOfRange { .. }

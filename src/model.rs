@@ -13,6 +13,20 @@
 
 use std::fmt;
 
+/// A time (seconds) as messages show it: the shortest text that reads back
+/// as the same double, in exponent form when very large or small (`1e308`,
+/// `2.5e-9`, `0.125`), never the 309 digits of `{}` on `1e308`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeText(pub f64);
+
+impl fmt::Display for TimeText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `Debug` of f64 is the shortest round-trip form, with an exponent
+        // from 1e16 up and below 1e-4.
+        write!(f, "{:?}", self.0)
+    }
+}
+
 /// A closed time interval `[start, end]` in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TimeBox {

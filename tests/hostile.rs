@@ -48,7 +48,7 @@ fn patch_f64(bytes: &mut [u8], from: f64, to: f64) -> usize {
     n
 }
 
-/// A file `check` accepts with a vertex (and the boxes above it) at +inf:
+/// A file `check` accepted with a vertex (and the boxes above it) at +inf:
 /// re-treeing it panicked with an index out of bounds in the SLOG-2
 /// source's error path (the drawable's position in its node was taken for
 /// the node's directory position). Now: an error naming file and node.
@@ -59,7 +59,14 @@ fn retree_vertex_at_infinity_is_an_error_not_a_panic() {
     assert_eq!(patch_f64(&mut bytes, 0.0025, f64::INFINITY), 3);
     let input = dir.path().join("inf.slog2");
     std::fs::write(&input, &bytes).unwrap();
-    assert!(Slog2File::open(&input).unwrap().check().errors.is_empty());
+    // `check` now reports what the writer refuses (issue #27 class 8; it
+    // used to accept this file).
+    let rep = Slog2File::open(&input).unwrap().check();
+    assert!(
+        rep.errors.iter().any(|e| e.contains("not finite")),
+        "{:?}",
+        rep.errors
+    );
     let out = dir.path().join("out.slog2");
     for sorted in [false, true] {
         let mut src = if sorted {
@@ -171,15 +178,21 @@ fn fifo_input_keeps_its_first_record() {
         assert_eq!(got.len(), expected.len(), "threads {threads}");
         assert_eq!(got, expected, "threads {threads}");
     }
-    // An SLOG-2 stream cannot be memory-mapped: a clear error, no hang.
+    // An SLOG-2 stream is read into memory as far as its header's blocks
+    // reach (tests/inputs.rs has every format through a FIFO).
     let f2 = fifo.clone();
     let writer = std::thread::spawn(move || {
         let b = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
         let _ = std::fs::write(&f2, &b);
     });
-    let e = trace::open_source(&fifo).err().expect("SLOG-2 from a FIFO");
-    assert!(e.to_string().contains("regular file"), "{e}");
+    let got = all_records(trace::open_source(&fifo).unwrap().as_mut());
     writer.join().unwrap();
+    let expected = all_records(
+        trace::open_source(&fixtures().join("trace-sample/data.slog2"))
+            .unwrap()
+            .as_mut(),
+    );
+    assert_eq!(got, expected);
 }
 
 /// `convert X -o X` replaced the user's trace by its conversion.
@@ -447,5 +460,67 @@ fn huge_children_per_node_is_answered_from_the_directory() {
     assert!(
         !report.is_valid(),
         "a tree read with the wrong fan-out is not valid"
+    );
+}
+
+/// Issue #27 class 7: a category count of 2^32 in an otherwise valid file
+/// passed `check`, and Python's windowed scan planned 4.3 million windows
+/// from it. Counts are hints: clamped at open to what the tree nodes can
+/// hold, and `check` reports the stored value as an error.
+#[test]
+fn a_stored_count_beyond_the_file_is_clamped_and_reported() {
+    let good = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+    let f = Slog2File::from_bytes(good.clone()).unwrap();
+    let r = f
+        .header()
+        .categories
+        .range("categories", good.len() as u64)
+        .unwrap();
+    let mut cats = f.categories().to_vec();
+    let last = cats.len() - 1;
+    cats[last].count = 1 << 32;
+    let mut block = Vec::new();
+    slog2::format::encode_categories(&mut block, cats.iter());
+    assert_eq!(block.len(), r.len());
+    let mut bad = good.clone();
+    bad[r].copy_from_slice(&block);
+    let f = Slog2File::from_bytes(bad).unwrap();
+    let node_bytes: i64 = f.directory().iter().map(|e| e.ptr.size as i64).sum();
+    let c = &f.categories()[last];
+    assert!(c.count <= node_bytes / 20, "clamped: {}", c.count);
+    let rep = f.check();
+    assert!(!rep.is_valid());
+    assert!(
+        rep.errors.iter().any(|e| e.contains("4294967296")),
+        "{:?}",
+        rep.errors
+    );
+}
+
+/// Issue #27 class 8: a NaN vertex time and a negative category on a real
+/// drawable passed `check` (exit 0) while `convert` refused the same file.
+/// One validation (`write::drawable_problem`) now serves both.
+#[test]
+fn check_and_convert_agree_on_bad_drawables() {
+    let good = std::fs::read(fixtures().join("trace-sample/data.slog2")).unwrap();
+    let f = Slog2File::from_bytes(good.clone()).unwrap();
+    let d0 = f.drawables().next().unwrap().unwrap();
+    let t = d0.primitives()[0].vertices[0].time;
+    let dir = tempfile::tempdir().unwrap();
+    // A NaN in place of a vertex time (every copy of that value).
+    let mut nan = good.clone();
+    assert!(patch_f64(&mut nan, t, f64::NAN) > 0);
+    let p = dir.path().join("nan.slog2");
+    std::fs::write(&p, &nan).unwrap();
+    let rep = Slog2File::open(&p).unwrap().check();
+    let refused = run_convert(
+        trace::open_source(&p).unwrap().as_mut(),
+        &dir.path().join("nan-out.slog2"),
+    );
+    assert!(refused.is_err());
+    assert!(
+        rep.errors.iter().any(|e| e.contains("not finite")),
+        "check must say what convert refuses: {:?}",
+        rep.errors
     );
 }

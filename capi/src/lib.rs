@@ -580,6 +580,7 @@ pub(crate) mod test_util {
                 what: "w",
                 out: "o".into(),
             },
+            Error::FileChanged { path: "p".into() },
         ];
         for e in &v {
             match e {
@@ -597,7 +598,8 @@ pub(crate) mod test_util {
                 | Error::Unsupported(_)
                 | Error::Closed { .. }
                 | Error::State(_)
-                | Error::NeedsConversion { .. } => {}
+                | Error::NeedsConversion { .. }
+                | Error::FileChanged { .. } => {}
             }
         }
         v

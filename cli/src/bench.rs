@@ -311,6 +311,15 @@ pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
                     l.indexed_per_query
                 );
             }
+            // Issue #27 class 2: what pread instead of the map would add
+            // (directory walk + pread of every intersecting node).
+            let (pj, ps) = bench::pread_cost(&f, &file, &plan)?;
+            for (name, l) in [("pread jump", pj), ("pread scroll", ps)] {
+                println!(
+                    "{name:13} n={} p50 {:.1} us p99 {:.1} us; {:.1} nodes, {:.0} B read per query (not used: the alternative to the guarded map)",
+                    l.count, l.p50_us, l.p99_us, l.nodes_per_query, l.decoded_per_query
+                );
+            }
             let c = f.node_cache_stats();
             println!(
                 "node cache: {} tables, {} bytes of {} limit",

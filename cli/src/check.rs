@@ -23,7 +23,9 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
     let f = match Slog2File::open(&file) {
         Ok(f) => f,
         Err(e) => {
-            println!("{}: INVALID: {e}", file.display());
+            // Exit 2: not checked at all (missing, unreadable, not
+            // an SLOG-2 file), which is not the same as invalid.
+            println!("{}: UNREADABLE: {e}", file.display());
             return Ok(ExitCode::from(2));
         }
     };

@@ -28,7 +28,9 @@ pub(crate) struct Args {
     /// Input: a file path, or with --trace-lib the filespec handed to TRACE_Open (several words are joined with spaces).
     #[arg(required = true, num_args = 1..)]
     input: Vec<String>,
-    /// Output file (default: the input name with .txt/.clog2/.rlog replaced by .slog2).
+    /// Output file (default: the input name with .txt/.clog2/.rlog replaced by .slog2); `-` for
+    /// standard output. A FIFO or character device is written through, a symlink followed, an
+    /// existing file's mode kept; a directory, block device or socket is refused.
     #[arg(short = 'o', long = "output")]
     output: Option<PathBuf>,
     /// Shared library implementing slog2sdk's TRACE-API to read the input with.
@@ -143,7 +145,11 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
     if !a.quiet {
         // Source-specific lines, e.g. CLOG2's unmatched-event count.
         for line in source.report() {
-            println!("{line}");
+            if out.as_os_str() == "-" {
+                eprintln!("{line}"); // stdout carries the file
+            } else {
+                println!("{line}");
+            }
         }
         eprintln!("{}", summary.paragraph(&out));
     }
@@ -151,4 +157,11 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
         eprintln!("{}", summary.timings());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files a conversion's error may be about: the input, then the output.
+pub(crate) fn files(a: &Args) -> Vec<PathBuf> {
+    let spec = a.input.join(" ");
+    let out = a.output.clone().unwrap_or_else(|| default_output(&spec));
+    vec![PathBuf::from(spec), out]
 }

@@ -69,12 +69,13 @@ fn run(cmd: Cmd) -> Result<ExitCode, slog2::Error> {
 }
 
 /// The file an error message must name, for commands that read one file.
-fn file_of(cmd: &Cmd) -> Option<PathBuf> {
+fn files_of(cmd: &Cmd) -> Vec<PathBuf> {
     match cmd {
-        Cmd::Print(a) => Some(a.file.clone()),
-        Cmd::Info(a) => Some(a.file.clone()),
-        Cmd::Query(a) => Some(a.file.clone()),
-        _ => None,
+        Cmd::Print(a) => vec![a.file.clone()],
+        Cmd::Info(a) => vec![a.file.clone()],
+        Cmd::Query(a) => vec![a.file.clone()],
+        Cmd::Convert(a) => convert::files(a),
+        _ => Vec::new(),
     }
 }
 
@@ -122,7 +123,9 @@ pub(crate) fn io_err(path: &Path, e: io::Error) -> slog2::Error {
 fn main() -> ExitCode {
     signals::install();
     let cli = Cli::parse_from(rewrite_args(std::env::args()));
-    let file = file_of(&cli.cmd);
+    // The files an error may be about; one that names none of them is
+    // prefixed with the first (the input).
+    let files = files_of(&cli.cmd);
     match run(cli.cmd) {
         Ok(code) => code,
         // The reader of our output went away (`slog2 print F | head`): not
@@ -133,10 +136,9 @@ fn main() -> ExitCode {
         Err(e) => {
             let msg = e.to_string();
             // Every error about a file names it.
-            match file {
-                Some(f) if !msg.contains(&f.display().to_string()) => {
-                    eprintln!("slog2: error: {}: {msg}", f.display())
-                }
+            let named = files.iter().any(|f| msg.contains(&f.display().to_string()));
+            match files.first() {
+                Some(f) if !named => eprintln!("slog2: error: {}: {msg}", f.display()),
                 _ => eprintln!("slog2: error: {msg}"),
             }
             ExitCode::from(1)

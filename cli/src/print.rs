@@ -9,8 +9,6 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use slog2::read::Slog2File;
-
 use crate::io_err;
 
 /// Print a file the way the reference slog2printserial does (header, categories, directory, maps, drawables);
@@ -24,15 +22,8 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
     let file = a.file;
     let stdout = io::stdout();
     let mut w = BufWriter::new(stdout.lock());
-    if slog2::trace::clog2::looks_like(&file) {
-        // A raw MPE log: print what clog2print.jar prints.
-        let r = slog2::trace::clog2::print::print_file(&file, &mut w);
-        w.flush().map_err(|e| io_err(&file, e))?;
-        r?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let f = Slog2File::open(&file)?;
-    slog2::read::print::print(&f, &mut w).map_err(|e| io_err(&file, e))?;
+    let r = slog2::trace::input::print(&file, &mut w);
     w.flush().map_err(|e| io_err(&file, e))?;
+    r?;
     Ok(ExitCode::SUCCESS)
 }

@@ -22,10 +22,11 @@ use crate::query_out::{Format, QueryOut};
 pub(crate) struct Args {
     pub(crate) file: PathBuf,
     /// Window start (seconds; default: the file's start).
-    #[arg(long = "from")]
+    // Negative times in any spelling (`-1.5`, `-1e-3`) are values.
+    #[arg(long = "from", allow_hyphen_values = true)]
     from: Option<f64>,
     /// Window end (seconds; default: the file's end).
-    #[arg(long = "to")]
+    #[arg(long = "to", allow_hyphen_values = true)]
     to: Option<f64>,
     /// Read only tree levels >= DEPTH and show the shadows of the levels below (zoomed-out view).
     #[arg(long)]

@@ -3,8 +3,11 @@
 //!
 //! `install` runs first thing in `main`, before any other thread exists:
 //!
-//! - SIGINT, SIGTERM and SIGHUP are blocked in every thread (threads inherit
-//!   the mask) and received by one thread of ours with `sigwait`. That
+//! - Every signal whose default action ends the process and that may come
+//!   from outside ([`CLEANUP`]: INT, TERM, HUP, QUIT, USR1, USR2, ALRM, XCPU,
+//!   VTALRM, PROF — XCPU and USR1 are what batch schedulers send when a
+//!   job's limit runs out) is blocked in every thread (threads inherit the
+//!   mask) and received by one thread of ours with `sigwait`. That
 //!   thread is an ordinary thread, so it may take locks and remove files:
 //!   it removes the temporary files of the unfinished writers
 //!   ([`slog2::write::temp::remove_temp_files`]), then ends the process *by
@@ -18,6 +21,23 @@
 //! - SIGPIPE stays ignored (Rust's default): `slog2 print F | head` sees
 //!   EPIPE, and `main` ends quietly on it.
 
+/// The signals after which the temporary files are removed. (SIGKILL and
+/// SIGSTOP cannot be caught; SIGSEGV, SIGBUS, SIGILL, SIGFPE are faults of
+/// the thread that runs into them, not deliverable to another thread;
+/// SIGPIPE and SIGXFSZ are ignored, below.)
+pub const CLEANUP: [libc::c_int; 10] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+];
+
 pub fn install() {
     // SAFETY: plain libc calls on this process at start-up, before any
     // other thread exists; the sigset is initialised by sigemptyset.
@@ -25,7 +45,7 @@ pub fn install() {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        for s in CLEANUP {
             libc::sigaddset(&mut set, s);
         }
         if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {

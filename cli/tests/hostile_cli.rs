@@ -92,13 +92,21 @@ fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    let child = Command::new(bin())
-        .args(["convert", "-q"])
-        .arg(&fifo)
-        .arg("-o")
-        .arg(out)
-        .spawn()
-        .unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["convert", "-q"]).arg(&fifo).arg("-o").arg(out);
+    // SAFETY: setrlimit is async-signal-safe. No core file from the
+    // signals whose default action dumps one (QUIT, XCPU).
+    unsafe {
+        cmd.pre_exec(|| {
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
     let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
     let text = std::fs::read(samples().join("data.txt")).unwrap();
     w.write_all(&text[..text.len() / 2]).unwrap();
@@ -113,11 +121,24 @@ fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::
 }
 
 /// Ctrl-C, SIGTERM, SIGHUP during a conversion left the hidden `.partial`
-/// file behind. Now it is removed, the process still ends by the signal,
-/// and an existing target is untouched.
+/// file behind; so did QUIT, USR1, USR2, ALRM, XCPU, VTALRM and PROF (issue
+/// #27 class 5: XCPU and USR1 are what batch schedulers send at a job's
+/// limit). Now it is removed, the process still ends by the signal, and an
+/// existing target is untouched.
 #[test]
 fn signals_remove_the_temporary_file() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+        libc::SIGXCPU,
+        libc::SIGVTALRM,
+        libc::SIGPROF,
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.slog2");
         std::fs::write(&out, b"the old output").unwrap();
@@ -226,8 +247,14 @@ fn errors_are_short_and_name_the_file() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{cmd}");
         assert!(err.len() < 300, "{cmd}: {} bytes", err.len());
+        // `print` also reads CLOG2: it says the file is text.
+        let what = if cmd == "print" {
+            "a text trace"
+        } else {
+            "not an SLOG-2"
+        };
         assert!(
-            err.contains("notes.txt") && err.contains("not an SLOG-2"),
+            err.contains("notes.txt") && err.contains(what),
             "{cmd}: {err}"
         );
     }
@@ -256,4 +283,170 @@ fn errors_are_short_and_name_the_file() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("output directory"), "{err}");
+}
+
+fn convert_to(out: &Path) -> std::process::Output {
+    Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(samples().join("data.txt"))
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+/// Issue #27 class 1: `-o` renamed its temporary file over whatever was at
+/// the path. Now a character device (a copy of /dev/null made with mknod in
+/// our own directory) and a FIFO are written through and stay what they
+/// are, `-` is standard output, a symlink is followed (the link stays), an
+/// existing file keeps its mode, and a directory is refused.
+#[test]
+fn output_onto_special_files_never_replaces_them() {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plain = d.join("plain.slog2");
+    assert!(convert_to(&plain).status.success());
+    let expected = std::fs::read(&plain).unwrap();
+    // A character device: root may mknod; otherwise the FIFO case below
+    // covers writing through.
+    let null = d.join("null");
+    let c = std::ffi::CString::new(null.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path; makedev(1, 3) is the memory device "null".
+    if unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) } == 0 {
+        assert!(convert_to(&null).status.success());
+        let m = std::fs::symlink_metadata(&null).unwrap();
+        assert!(m.file_type().is_char_device(), "still a device");
+        assert_eq!(m.rdev(), libc::makedev(1, 3));
+    } else {
+        eprintln!("mknod not permitted: the device case is not run");
+    }
+    // Standard output.
+    let out = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(samples().join("data.txt"))
+        .args(["-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, expected);
+    // A FIFO: written through to its reader.
+    let fifo = d.join("out.fifo");
+    let cf = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path.
+    assert_eq!(unsafe { libc::mkfifo(cf.as_ptr(), 0o600) }, 0);
+    let f2 = fifo.clone();
+    let reader = std::thread::spawn(move || std::fs::read(&f2).unwrap());
+    assert!(convert_to(&fifo).status.success());
+    assert_eq!(reader.join().unwrap(), expected);
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    // A symlink: its target is written, the link stays a link.
+    let link = d.join("link.slog2");
+    std::os::unix::fs::symlink("target.slog2", &link).unwrap();
+    assert!(convert_to(&link).status.success());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(d.join("target.slog2")).unwrap(), expected);
+    // A read-only file keeps its mode.
+    let ro = d.join("ro.slog2");
+    std::fs::write(&ro, b"old").unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o440)).unwrap();
+    assert!(convert_to(&ro).status.success());
+    assert_eq!(
+        std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777,
+        0o440
+    );
+    assert_eq!(std::fs::read(&ro).unwrap(), expected);
+    // A directory: refused, nothing written, nothing left.
+    let sub = d.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let out = convert_to(&sub);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+    assert!(names(&sub).is_empty());
+    assert!(!names(d).iter().any(|n| n.ends_with(".partial")));
+}
+
+/// Issue #26/#27: negative times are values; `check` on a missing file says
+/// UNREADABLE (exit 2); a gzip text trace converts; times print readably.
+#[test]
+fn small_cli_diagnostics() {
+    let slog2 = samples().join("data.slog2");
+    let out = Command::new(bin())
+        .arg("query")
+        .arg(&slog2)
+        .args(["--from", "-1e-3", "--to", "1e-3", "--stats"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("window [-0.001, 0.001]"));
+    let out = Command::new(bin())
+        .args(["check", "/nonexistent/x.slog2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let so = String::from_utf8_lossy(&out.stdout);
+    assert!(so.contains("UNREADABLE") && !so.contains("INVALID"), "{so}");
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("data.txt.gz");
+    let st = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "gzip -c {} > {}",
+            samples().join("data.txt").display(),
+            gz.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = dir.path().join("gz.slog2");
+    let st = Command::new(bin())
+        .args(["convert", "-q"])
+        .arg(&gz)
+        .arg("-o")
+        .arg(&o)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let plain = dir.path().join("plain.slog2");
+    assert!(convert_to(&plain).status.success());
+    assert_eq!(std::fs::read(&o).unwrap(), std::fs::read(&plain).unwrap());
+    // A time of 1e308 in an order error: no 309 digits.
+    let t = dir.path().join("big.txt");
+    std::fs::write(
+        &t,
+        "Category[ index=0 name=x topo=State color=(1,1,1,255,true) width=1 ]\n\
+         Primitive[ TimeBBox(0,1e308) Category=0 (0, 0) (1e308, 0) ]\n\
+         Primitive[ TimeBBox(0,1) Category=0 (0, 0) (1, 0) ]\n",
+    )
+    .unwrap();
+    let out = Command::new(bin())
+        .arg("convert")
+        .arg(&t)
+        .arg("-o")
+        .arg(dir.path().join("big.slog2"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("1e308") && !e.contains("100000000000"), "{e}");
+    // A binary input says what it is and names the file.
+    let out = Command::new(bin())
+        .args(["convert", "/bin/sh", "-o"])
+        .arg(dir.path().join("sh.slog2"))
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("/bin/sh") && e.contains("ELF") && !e.contains("keyword"),
+        "{e}"
+    );
 }

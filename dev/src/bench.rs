@@ -214,6 +214,46 @@ pub fn run(f: &Slog2File, plan: &[Planned]) -> Result<(Latency, Latency)> {
     Ok((out[0], out[1]))
 }
 
+/// What reading tree nodes with `pread` instead of the map would add to a
+/// plan's queries (issue #27 class 2: the guarded mapping was chosen by
+/// this figure): for each window, every node whose box intersects it (the
+/// nodes a query reads) is read with `pread` into one reused buffer, timed
+/// per window. A pread reader would do at least this before decoding (the
+/// map does none of it), unless it cached node bytes. Jumps then scrolls,
+/// as [`run`] (warm-up lines skipped).
+pub fn pread_cost(f: &Slog2File, path: &Path, plan: &[Planned]) -> Result<(Latency, Latency)> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut out = [Latency::default(), Latency::default()];
+    let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for p in plan.iter().filter(|p| p.kind != Kind::Warm) {
+        let k = (p.kind == Kind::Scroll) as usize;
+        let w = crate::model::TimeBox::new(p.t0, p.t1);
+        let t = Instant::now();
+        let (mut nodes, mut bytes) = (0usize, 0u64);
+        for e in f.directory() {
+            if e.time_box.overlaps(&w) {
+                let n = e.ptr.size.max(0) as usize;
+                if buf.len() < n {
+                    buf.resize(n, 0);
+                }
+                file.read_exact_at(&mut buf[..n], e.ptr.offset.max(0) as u64)
+                    .map_err(|e| Error::io(path, e))?;
+                nodes += 1;
+                bytes += n as u64;
+            }
+        }
+        times[k].push(t.elapsed().as_secs_f64() * 1e6);
+        let l = &mut out[k];
+        l.count += 1;
+        l.nodes_per_query += nodes as f64;
+        l.decoded_per_query += bytes as f64;
+    }
+    finish(&mut out, &mut times);
+    Ok((out[0], out[1]))
+}
+
 /// Run a plan through one [`WindowCursor`](crate::read::WindowCursor), as a
 /// viewer moves: each timed step is `move_to`, after which the whole
 /// window's columns are available (`rows()`). A jump (no overlap with the

@@ -114,3 +114,19 @@ def test_positions_rewind():
         t.seek(cookie)
         assert next(iter(t)) == nxt
         assert first[0].name == "message"
+
+
+@pytest.mark.parametrize("name", ["trace-sample/data.txt", "clog2/edge_cases.clog2"])
+def test_gzip_inputs_read_like_the_plain_ones(tmp_path, name):
+    """Issue #28: text traces and CLOG2 logs ending in .gz (gzip by content) are read
+    as they stream through flate2, by slog2.trace.open as by the CLI."""
+    import gzip
+
+    src = SHARED / name
+    gz = tmp_path / (src.name + ".gz")
+    gz.write_bytes(gzip.compress(src.read_bytes()))
+    with T.open(src) as t:
+        want = _drawables(t)
+    with T.open(gz) as t:
+        got = _drawables(t)
+    assert got == want and len(got) > 0

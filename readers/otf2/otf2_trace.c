@@ -19,10 +19,14 @@
  *        3..3+M-1                one event category per metric member,
  *                                label "value=%l" (integer members) or "value=%E"
  *        3+M..                   one state category per region (its name)
- *   2. one y-map "OTF2 locations", columns rank, thread: row (line, rank,
- *      thread) per location. The line ID of a location is its position in
- *      the global definitions; rank is its location group's reference,
- *      thread its position inside the group.
+ *   2. one y-map "OTF2 locations", columns rank, thread, node, node_parent:
+ *      row (line, rank, thread, node, parent) per location. The line ID of a
+ *      location is its position in the global definitions; rank is its
+ *      location group's reference, thread its position inside the group;
+ *      node is the system tree node of its location group (e.g. the host)
+ *      and node parent that node's parent (e.g. the machine), -1 where the
+ *      archive defines none: with rank and thread, a hierarchy machine ->
+ *      node -> process -> thread for overviews (issue #29).
  *   3. drawables (primitives only), in non-decreasing end time.
  *
  * TIME: seconds since the trace start, (ticks - globalOffset) /
@@ -347,6 +351,8 @@ struct _trace_file {
     size_t ncomms, comms_cap;
     umap comm_ix;
     umap group_ix_by_locgroup; /* location group ref -> thread counter */
+    umap group_node;           /* location group ref -> its system tree node (y-map column) */
+    umap node_parent;          /* system tree node ref -> its parent (-1: the root) */
     int nworld;
 
     /* record cursor */
@@ -601,6 +607,44 @@ static OTF2_CallbackCode def_location(void *u, OTF2_LocationRef self, OTF2_Strin
         umap_put(&fp->loc_ix, self, (int32_t)fp->nlocs))
         DEF_OOM(fp);
     fp->nlocs++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* A reference as a y-map value: -1 for "none" (undefined, or past INT32_MAX). */
+static int32_t ref_value(uint64_t ref)
+{
+    return ref > INT32_MAX ? -1 : (int32_t)ref;
+}
+
+/* The system tree (for the y-map's "node" and "node_parent" columns, a
+ * hierarchy machine -> node -> process -> thread for overviews). */
+static OTF2_CallbackCode def_system_tree_node(void *u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
+                                              OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
+{
+    struct _trace_file *fp = u;
+    (void)name;
+    (void)cls;
+    if (umap_put(&fp->node_parent, self, ref_value(parent)))
+        DEF_OOM(fp);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#if OTF2_VERSION_MAJOR >= 3
+static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                            OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef node,
+                                            OTF2_LocationGroupRef creator)
+{
+    (void)creator;
+#else
+static OTF2_CallbackCode def_location_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                            OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef node)
+{
+#endif
+    struct _trace_file *fp = u;
+    (void)name;
+    (void)type;
+    if (umap_put(&fp->group_node, self, ref_value(node)))
+        DEF_OOM(fp);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1377,6 +1421,8 @@ static void free_handle(struct _trace_file *fp)
     }
     free(fp->locs);
     umap_free(&fp->loc_ix);
+    umap_free(&fp->group_node);
+    umap_free(&fp->node_parent);
     free(fp->regions);
     umap_free(&fp->region_ix);
     free(fp->members);
@@ -1538,6 +1584,8 @@ static int open_archive(struct _trace_file *fp)
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, def_string);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(dcb, def_location_group);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(dcb, def_system_tree_node);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, def_region);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(dcb, def_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(dcb, def_comm);
@@ -1871,7 +1919,8 @@ TRACE_EXPORT int TRACE_Get_next_category(const TRACE_file fp, TRACE_Category_hea
 }
 
 static const char YMAP_TITLE[] = "OTF2 locations";
-static const char *const YMAP_COLS[] = { "rank", "thread" };
+static const char *const YMAP_COLS[] = { "rank", "thread", "node", "node_parent" };
+#define YMAP_NCOLS 5 /* the line ID and the four columns */
 
 TRACE_EXPORT int TRACE_Peek_next_ycoordmap(TRACE_file fp, int *n_rows, int *n_columns, int *max_column_name,
                                            int *max_title_name, int *n_methodIDs)
@@ -1883,8 +1932,8 @@ TRACE_EXPORT int TRACE_Peek_next_ycoordmap(TRACE_file fp, int *n_rows, int *n_co
     if (rc)
         return rc;
     *n_rows = (int)fp->nlocs;
-    *n_columns = 3;
-    *max_column_name = 7; /* "thread" + NUL */
+    *n_columns = YMAP_NCOLS;
+    *max_column_name = 12; /* "node_parent" + NUL */
     *max_title_name = (int)sizeof YMAP_TITLE;
     *n_methodIDs = 0;
     return 0;
@@ -1899,26 +1948,35 @@ TRACE_EXPORT int TRACE_Get_next_ycoordmap(TRACE_file fp, char *title_name, char 
     (void)methodID_base;
     (void)methodID_pos;
     (void)methodID_max;
-    if (!title_name || !column_names || !column_names[0] || !column_names[1] || !coordmap_sz || !n_methodIDs)
+    if (!title_name || !column_names || !coordmap_sz || !n_methodIDs)
         return fail(NULL, ERR_ARG, "TRACE_Get_next_ycoordmap: NULL argument");
+    for (int c = 0; c < YMAP_NCOLS - 1; c++)
+        if (!column_names[c])
+            return fail(NULL, ERR_ARG, "TRACE_Get_next_ycoordmap: NULL argument");
     int rc = expect(fp, TRACE_YCOORDMAP, "TRACE_Get_next_ycoordmap");
     if (rc)
         return rc;
-    if (fp->nlocs > (size_t)(INT_MAX / 3) || !room(coordmap_base, coordmap_pos, coordmap_max, 3 * (int)fp->nlocs)) {
+    if (fp->nlocs > (size_t)(INT_MAX / YMAP_NCOLS) ||
+        !room(coordmap_base, coordmap_pos, coordmap_max, YMAP_NCOLS * (int)fp->nlocs)) {
         snprintf(static_err, sizeof static_err, "TRACE_Get_next_ycoordmap: array too small");
         return ERR_SMALL;
     }
     memcpy(title_name, YMAP_TITLE, sizeof YMAP_TITLE);
-    strcpy(column_names[0], YMAP_COLS[0]);
-    strcpy(column_names[1], YMAP_COLS[1]);
+    for (int c = 0; c < YMAP_NCOLS - 1; c++)
+        strcpy(column_names[c], YMAP_COLS[c]);
     int *o = coordmap_base + *coordmap_pos;
     for (size_t i = 0; i < fp->nlocs; i++) {
-        o[3 * i] = (int)i;
-        o[3 * i + 1] = fp->locs[i].group > INT_MAX ? -1 : (int)fp->locs[i].group;
-        o[3 * i + 2] = fp->locs[i].thread;
+        int node = umap_get(&fp->group_node, fp->locs[i].group);
+        int parent = node < 0 ? -1 : umap_get(&fp->node_parent, (uint64_t)node);
+        int *row = o + YMAP_NCOLS * i;
+        row[0] = (int)i;
+        row[1] = ref_value(fp->locs[i].group);
+        row[2] = fp->locs[i].thread;
+        row[3] = node;
+        row[4] = parent;
     }
-    *coordmap_pos += 3 * (int)fp->nlocs;
-    *coordmap_sz = 3 * (int)fp->nlocs;
+    *coordmap_pos += YMAP_NCOLS * (int)fp->nlocs;
+    *coordmap_sz = YMAP_NCOLS * (int)fp->nlocs;
     *n_methodIDs = 0;
     fp->ymap_done = 1;
     return 0;

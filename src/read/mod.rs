@@ -8,11 +8,12 @@
 //!   the small metadata blocks (header, category map, line-ID maps, tree
 //!   directory); tree nodes stay on disk until a query touches them, so opening
 //!   costs the same for a 1 KB and a 10 GB file (plus an index of the
-//!   directory, ~15 ms per 10⁵ nodes). (The usual mmap caveat applies: another
-//!   process truncating the file while it is mapped can make the process
-//!   fault; SLOG-2 files are written once and atomically renamed, so this does
-//!   not happen in practice. [`Slog2File::from_bytes`] reads from memory
-//!   instead.) Mapped pages are dropped from the process's RSS every 256 MiB
+//!   directory, ~15 ms per 10⁵ nodes). Another process may still truncate
+//!   or rewrite a mapped file (a `cp` over it): the mapping is guarded
+//!   ([`guard`]), so the query that runs into the change returns
+//!   [`Error::FileChanged`] instead of the process dying of SIGBUS.
+//!   [`Slog2File::from_bytes`] and [`Slog2File::read_from`] (pipes, devices:
+//!   read as far as the header's blocks reach) hold the file in memory. Mapped pages are dropped from the process's RSS every 256 MiB
 //!   of node walks, so random access over a huge file keeps RSS bounded.
 //! * **Window queries cost what they return** ([`index`]). Every drawable lies
 //!   inside the time box of the node that stores it (spec §10, invariant #16),
@@ -61,6 +62,7 @@ mod blocks;
 mod check;
 pub mod counts;
 pub mod cursor;
+pub mod guard;
 pub mod index;
 mod info;
 pub mod print;
@@ -104,14 +106,42 @@ const MMAP_THRESHOLD: u64 = 64 * 1024;
 const MAP_TRIM_BYTES: u64 = 256 << 20;
 
 enum Backing {
-    Mapped(memmap2::Mmap),
+    Mapped(Mapped),
     Owned(Vec<u8>),
+}
+
+/// A mapped file with its guard ([`guard`]) and what it looked like when
+/// it was mapped (to tell a file rewritten in place from a damaged one).
+struct Mapped {
+    /// Declared before `map`: unregistered before the map is unmapped.
+    guard: Option<guard::Guard>,
+    map: memmap2::Mmap,
+    file: std::fs::File,
+    stamp: Stamp,
+}
+
+/// Size and modification/change times of an open file.
+#[derive(PartialEq)]
+struct Stamp(u64, i64, i64, i64, i64);
+
+impl Stamp {
+    fn of(f: &std::fs::File) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = f.metadata().ok()?;
+        Some(Stamp(
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        ))
+    }
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m) => m,
+            Backing::Mapped(m) => &m.map,
             Backing::Owned(v) => v,
         }
     }
@@ -177,7 +207,14 @@ pub struct Slog2File {
     map_touched: std::sync::atomic::AtomicU64,
     /// The file's counts, once asked for ([`counts`]).
     counts: std::sync::OnceLock<Counts>,
+    /// Categories whose stored count was out of what the file can hold:
+    /// (index, stored count, the bound it was clamped to).
+    clamped: Vec<(i32, i64, i64)>,
 }
+
+/// The fewest bytes a drawable takes in a tree node: a composite member
+/// (category 4, info length 2, vertex count 2, one vertex 12).
+const MIN_DRAWABLE_BYTES: u64 = 20;
 
 impl std::fmt::Debug for Slog2File {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -231,19 +268,63 @@ impl Slog2File {
     fn open_mapped(path: &Path) -> Result<Slog2File> {
         let io = |e| Error::io(path, e);
         let mut file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            // A pipe, a FIFO, a device: read once, as far as the header's
+            // blocks reach (never "to the end": /dev/zero has none).
+            return Self::read_from(file, path);
+        }
+        let len = meta.len();
         let backing = if len < MMAP_THRESHOLD {
             let mut v = Vec::with_capacity(len as usize);
             file.read_to_end(&mut v).map_err(io)?;
             Backing::Owned(v)
         } else {
-            // SAFETY: the map is read-only and never handed out mutably; the
-            // remaining hazard (the file being truncated by another process
-            // while mapped) is documented in the module docs.
+            // SAFETY: the map is read-only and never handed out mutably; a
+            // truncation by another process faults into `guard`'s handler,
+            // which keeps the range mapped (zero pages) and flags the map.
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-            Backing::Mapped(map)
+            let stamp = Stamp::of(&file)
+                .ok_or_else(|| io(std::io::Error::other("cannot stat the file")))?;
+            Backing::Mapped(Mapped {
+                guard: guard::Guard::register(map.as_ptr(), map.len()),
+                map,
+                file,
+                stamp,
+            })
         };
         Self::from_backing(backing, Some(path.to_path_buf()))
+    }
+
+    /// Read a file from a stream (a pipe, a decompressor) into memory. The
+    /// header is read first; then the stream is read only as far as the
+    /// farthest block the header points to (the reference and our writer put
+    /// the category map, line-ID maps and directory after the tree nodes), so
+    /// an endless stream (`/dev/zero`) costs its 108 header bytes, and memory
+    /// grows only with the bytes that actually arrive. `path` names the
+    /// stream in messages.
+    pub fn read_from(mut r: impl Read, path: &Path) -> Result<Slog2File> {
+        let io = |e| Error::io(path, e);
+        let mut bytes = Vec::with_capacity(format::HEADER_SIZE);
+        r.by_ref()
+            .take(format::HEADER_SIZE as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        let header = Header::decode(&bytes)?;
+        let end = [
+            header.categories,
+            header.lineidmaps,
+            header.treeroot,
+            header.treedir,
+        ]
+        .iter()
+        .filter(|p| !p.is_null() && p.offset >= 0 && p.size >= 0)
+        .map(|p| p.offset as u64 + p.size as u64)
+        .max()
+        .unwrap_or(0);
+        let rest = end.saturating_sub(bytes.len() as u64);
+        r.take(rest).read_to_end(&mut bytes).map_err(io)?;
+        Self::from_backing(Backing::Owned(bytes), Some(path.to_path_buf()))
     }
 
     /// The same as [`open`](Self::open), from bytes in memory.
@@ -266,7 +347,7 @@ impl Slog2File {
         required_block(header.treeroot, "tree root", PTR_TREEROOT, file_len)?;
         let dir_r = required_block(header.treedir, "tree directory", PTR_TREEDIR, file_len)?;
 
-        let categories = format::decode_categories(&bytes[cat_r.clone()], cat_r.start as u64)?;
+        let mut categories = format::decode_categories(&bytes[cat_r.clone()], cat_r.start as u64)?;
         let ycoordmaps = format::decode_ycoordmaps(&bytes[map_r.clone()], map_r.start as u64)?;
         let directory = format::decode_treedir(&bytes[dir_r.clone()], dir_r.start as u64)?;
         if directory.is_empty() {
@@ -308,6 +389,23 @@ impl Slog2File {
 
         check_disjoint_nodes(&directory, dir_r.start as u64)?;
 
+        // Stored counts are hints: no category can count more drawables than
+        // the tree nodes' bytes hold (a hostile 2^32 made a windowed scan
+        // plan 4.3 million windows). Clamped here, reported by `check`.
+        let mut node_bytes: u64 = directory.iter().map(|e| e.ptr.size.max(0) as u64).sum();
+        if header.is_compressed() {
+            // Compressed nodes hold at most MAX_RATIO times their bytes.
+            node_bytes = node_bytes.saturating_mul(format::packed::MAX_RATIO);
+        }
+        let most = (node_bytes / MIN_DRAWABLE_BYTES).min(i64::MAX as u64) as i64;
+        let mut clamped = Vec::new();
+        for c in categories.iter_mut() {
+            if c.count > most || c.count < 0 {
+                clamped.push((c.index, c.count, most));
+                c.count = c.count.clamp(0, most);
+            }
+        }
+
         let by_ptr = directory.iter().position(|e| e.ptr == header.treeroot);
         let by_id = node_index
             .get(&NodeId::new(header.max_treedepth, 0))
@@ -342,6 +440,7 @@ impl Slog2File {
             node_index,
             by_position,
             root,
+            clamped,
         })
     }
 
@@ -352,9 +451,38 @@ impl Slog2File {
     /// (the whole-file scan advises the kernel on it, see [`scan`]).
     pub(crate) fn map(&self) -> Option<&memmap2::Mmap> {
         match &self.backing {
-            Backing::Mapped(m) => Some(m),
+            Backing::Mapped(m) => Some(&m.map),
             Backing::Owned(_) => None,
         }
+    }
+
+    /// The file changed under the reader since it was opened: a fault in
+    /// its mapping (it was truncated, [`guard`]), or, for a query that
+    /// failed, a new size or time stamp (rewritten in place). Files read
+    /// into memory never change.
+    pub fn changed(&self) -> bool {
+        match &self.backing {
+            Backing::Mapped(m) => {
+                m.guard.as_ref().is_some_and(|g| g.changed())
+                    || Stamp::of(&m.file).is_some_and(|s| s != m.stamp)
+            }
+            Backing::Owned(_) => false,
+        }
+    }
+
+    /// What every query returns: its result, unless the file changed
+    /// underneath while it ran ([`Error::FileChanged`] then replaces the
+    /// garbage or the damage the query saw). One relaxed load on success
+    /// (the guard's flag); the file's stamp is looked at only on failure.
+    #[inline]
+    pub(crate) fn settle<T>(&self, r: Result<T>) -> Result<T> {
+        if let Backing::Mapped(m) = &self.backing {
+            let faulted = m.guard.as_ref().is_some_and(|g| g.changed());
+            if faulted || (r.is_err() && self.changed()) {
+                return Err(guard::changed_error(self.path.as_deref()));
+            }
+        }
+        r
     }
 
     /// The path given to [`open`](Self::open), if any.
@@ -458,8 +586,10 @@ impl Slog2File {
     /// Decode one node block. `entry` may come from anywhere: its pointer is
     /// checked against the file.
     pub fn read_node(&self, entry: &DirEntry, parts: NodeParts) -> Result<Node> {
-        let bytes = self.node_bytes(entry, parts == NodeParts::All)?;
-        format::decode_node(&bytes, entry.ptr.offset as u64, parts)
+        self.settle((|| {
+            let bytes = self.node_bytes(entry, parts == NodeParts::All)?;
+            format::decode_node(&bytes, entry.ptr.offset as u64, parts)
+        })())
     }
 
     /// Every real drawable of the file, node by node in directory order, each
@@ -476,7 +606,9 @@ impl Slog2File {
     fn check_window(t0: f64, t1: f64) -> Result<TimeBox> {
         if t0.is_nan() || t1.is_nan() || t0 > t1 {
             return Err(Error::InvalidArgument(format!(
-                "time window [{t0}, {t1}] is empty or not a number"
+                "time window [{}, {}] is empty or not a number",
+                TimeText(t0),
+                TimeText(t1)
             )));
         }
         Ok(TimeBox::new(t0, t1))
@@ -506,7 +638,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(map) = &self.backing else {
+        let Backing::Mapped(Mapped { map, .. }) = &self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
@@ -607,13 +739,15 @@ impl Slog2File {
     /// decodes only the records that intersect (see [`index`]).
     /// `t0 > t1` or a NaN bound is an `InvalidArgument` error.
     pub fn window(&self, t0: f64, t1: f64) -> Result<Window> {
-        let (h, stats) = self.window_hits(t0, t1)?;
-        let drawables = h
-            .hits
-            .iter()
-            .map(|(slot, k)| self.decode_hit(&h.tables, *slot, k))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Window { drawables, stats })
+        self.settle((|| {
+            let (h, stats) = self.window_hits(t0, t1)?;
+            let drawables = h
+                .hits
+                .iter()
+                .map(|(slot, k)| self.decode_hit(&h.tables, *slot, k))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Window { drawables, stats })
+        })())
     }
 
     /// The same drawables as [`window`](Self::window), streamed: memory holds
@@ -625,23 +759,25 @@ impl Slog2File {
         t1: f64,
         mut f: impl FnMut(&Drawable),
     ) -> Result<QueryStats> {
-        let w = Self::check_window(t0, t1)?;
-        let mut stats = QueryStats::default();
-        let mut nodes = Vec::new();
-        self.dir_index.overlapping(w, i16::MIN, &mut nodes);
-        for pos in nodes {
-            let t = self.node_table(pos, &mut stats)?;
-            stats.nodes_read += 1;
-            let mut hits: Vec<&RecordKey> = t.hits(w).collect();
-            hits.sort_by(|a, b| key_cmp(a, b));
-            for k in hits {
-                stats.bytes_read += k.len as u64;
-                f(&format::decode_drawable(
-                    &mut self.hit_decoder(pos, &t, k)?,
-                )?);
+        self.settle((|| {
+            let w = Self::check_window(t0, t1)?;
+            let mut stats = QueryStats::default();
+            let mut nodes = Vec::new();
+            self.dir_index.overlapping(w, i16::MIN, &mut nodes);
+            for pos in nodes {
+                let t = self.node_table(pos, &mut stats)?;
+                stats.nodes_read += 1;
+                let mut hits: Vec<&RecordKey> = t.hits(w).collect();
+                hits.sort_by(|a, b| key_cmp(a, b));
+                for k in hits {
+                    stats.bytes_read += k.len as u64;
+                    f(&format::decode_drawable(
+                        &mut self.hit_decoder(pos, &t, k)?,
+                    )?);
+                }
             }
-        }
-        Ok(stats)
+            Ok(stats)
+        })())
     }
 
     /// A Jumpshot-style preview of `[t0, t1]` at `depth` (spec §8.3).
@@ -660,31 +796,33 @@ impl Slog2File {
     /// the lowest loaded level are read: the real drawables decoded are those
     /// returned.
     pub fn preview(&self, t0: f64, t1: f64, depth: i16) -> Result<Preview> {
-        if depth <= 0 {
-            let w = self.window(t0, t1)?;
-            return Ok(Preview {
-                drawables: w.drawables,
-                shadows: Vec::new(),
-                stats: w.stats,
-            });
-        }
-        let w = Self::check_window(t0, t1)?;
-        let mut stats = QueryStats::default();
-        let walk = self.preview_walk(w, depth, &mut stats)?;
-        let mut shadows: Vec<Shadow> = Vec::new();
-        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
-        let drawables = walk
-            .hits
-            .hits
-            .iter()
-            .map(|(slot, k)| self.decode_hit(&walk.hits.tables, *slot, k))
-            .collect::<Result<Vec<_>>>()?;
-        shadows.sort_by(|a, b| a.drawing_cmp(b));
-        Ok(Preview {
-            drawables,
-            shadows,
-            stats,
-        })
+        self.settle((|| {
+            if depth <= 0 {
+                let w = self.window(t0, t1)?;
+                return Ok(Preview {
+                    drawables: w.drawables,
+                    shadows: Vec::new(),
+                    stats: w.stats,
+                });
+            }
+            let w = Self::check_window(t0, t1)?;
+            let mut stats = QueryStats::default();
+            let walk = self.preview_walk(w, depth, &mut stats)?;
+            let mut shadows: Vec<Shadow> = Vec::new();
+            self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s.to_shadow()))?;
+            let drawables = walk
+                .hits
+                .hits
+                .iter()
+                .map(|(slot, k)| self.decode_hit(&walk.hits.tables, *slot, k))
+                .collect::<Result<Vec<_>>>()?;
+            shadows.sort_by(|a, b| a.drawing_cmp(b));
+            Ok(Preview {
+                drawables,
+                shadows,
+                stats,
+            })
+        })())
     }
 
     /// The node walk of a preview at `depth >= 1` ([`preview`](Self::preview)
@@ -770,7 +908,20 @@ impl Slog2File {
 
     /// Check the invariants of spec §10.1 (see [`CheckReport`]).
     pub fn check(&self) -> CheckReport {
-        check::check(self)
+        let mut r = check::check(self);
+        for &(index, stored, most) in &self.clamped {
+            r.errors.push(format!(
+                "category {index}: its stored count {stored} is outside what the file's tree nodes can hold \
+                 (0 to {most} drawables); read as {}",
+                stored.clamp(0, most)
+            ));
+        }
+        if self.changed() {
+            // What was checked is not the file any more.
+            r.errors
+                .insert(0, guard::changed_error(self.path()).to_string());
+        }
+        r
     }
 }
 
@@ -778,6 +929,11 @@ impl Slog2File {
 /// error says so and gives the command (a user handed `slog2.open` a `.clog2`
 /// or a text trace). Other files keep the reader's error.
 fn needs_conversion(e: Error, path: &Path) -> Error {
+    // Only a regular file is read again: a FIFO or a device would block
+    // or never end (its bytes went to the reader that failed).
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return e;
+    }
     let mut head = Vec::with_capacity(4096);
     if let Ok(f) = std::fs::File::open(path) {
         let _ = f.take(4096).read_to_end(&mut head);

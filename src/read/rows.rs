@@ -575,20 +575,22 @@ impl Slog2File {
     /// cache; each intersecting record is decoded on the stack and pushed
     /// straight into the columns (no `Vec<Drawable>` in between).
     pub fn window_rows(&self, t0: f64, t1: f64) -> Result<Rows> {
-        let (h, stats) = self.window_hits(t0, t1)?;
-        let mut rows = Rows::with_capacity(h.len());
-        for (slot, k) in &h.hits {
-            let (pos, t) = &h.tables[*slot as usize];
-            let mut d = self.hit_decoder(*pos, t, k)?;
-            let mut sink = RowSink {
-                rows: &mut rows,
-                key: k,
-                parent: -1,
-            };
-            crate::format::visit_drawable(&mut d, &mut sink)?;
-        }
-        rows.stats = stats;
-        Ok(rows)
+        self.settle((|| {
+            let (h, stats) = self.window_hits(t0, t1)?;
+            let mut rows = Rows::with_capacity(h.len());
+            for (slot, k) in &h.hits {
+                let (pos, t) = &h.tables[*slot as usize];
+                let mut d = self.hit_decoder(*pos, t, k)?;
+                let mut sink = RowSink {
+                    rows: &mut rows,
+                    key: k,
+                    parent: -1,
+                };
+                crate::format::visit_drawable(&mut d, &mut sink)?;
+            }
+            rows.stats = stats;
+            Ok(rows)
+        })())
     }
 
     /// [`preview`](Self::preview) as columns. Any `depth` is accepted: `<= 0`
@@ -599,44 +601,46 @@ impl Slog2File {
     /// drawing order by their keys, and written straight into the columns
     /// (a zoomed-out view of a large file returns 10⁴–10⁵ shadows).
     pub fn preview_rows(&self, t0: f64, t1: f64, depth: i32) -> Result<Rows> {
-        let depth = clamp_depth(depth);
-        if depth <= 0 {
-            return self.window_rows(t0, t1);
-        }
-        let w = Self::check_window(t0, t1)?;
-        let mut stats = QueryStats::default();
-        let walk = self.preview_walk(w, depth, &mut stats)?;
-        let mut shadows: Vec<crate::format::ShadowRef> = Vec::new();
-        self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s))?;
-        let h = &walk.hits;
-        // The stable drawing order of `preview` (the shadows come in
-        // sorted runs, one per stub list).
-        let order = super::drawing_permutation(
-            shadows.len(),
-            |i| shadows[i].time_box.start,
-            |i| {
-                let s = &shadows[i];
-                let (l0, l1) = s.lines();
-                DrawingKey::new(s.time_box, s.category, l0, l1)
-            },
-        );
-        let weights: usize = shadows.iter().map(|s| s.weights().len()).sum();
-        let mut rows = Rows::with_capacity(h.len() + order.len());
-        for (slot, k) in &h.hits {
-            let (pos, t) = &h.tables[*slot as usize];
-            self.push_hit(&mut rows, *pos, t, k)?;
-        }
-        let ws = &mut rows.weights;
-        ws.row.reserve(weights);
-        ws.category.reserve(weights);
-        ws.incl.reserve(weights);
-        ws.excl.reserve(weights);
-        ws.count.reserve(weights);
-        for &(_, i) in &order {
-            rows.push_shadow_ref(&shadows[i as usize]);
-        }
-        rows.stats = stats;
-        Ok(rows)
+        self.settle((|| {
+            let depth = clamp_depth(depth);
+            if depth <= 0 {
+                return self.window_rows(t0, t1);
+            }
+            let w = Self::check_window(t0, t1)?;
+            let mut stats = QueryStats::default();
+            let walk = self.preview_walk(w, depth, &mut stats)?;
+            let mut shadows: Vec<crate::format::ShadowRef> = Vec::new();
+            self.preview_shadows(&walk, w, depth, &mut stats, |s| shadows.push(s))?;
+            let h = &walk.hits;
+            // The stable drawing order of `preview` (the shadows come in
+            // sorted runs, one per stub list).
+            let order = super::drawing_permutation(
+                shadows.len(),
+                |i| shadows[i].time_box.start,
+                |i| {
+                    let s = &shadows[i];
+                    let (l0, l1) = s.lines();
+                    DrawingKey::new(s.time_box, s.category, l0, l1)
+                },
+            );
+            let weights: usize = shadows.iter().map(|s| s.weights().len()).sum();
+            let mut rows = Rows::with_capacity(h.len() + order.len());
+            for (slot, k) in &h.hits {
+                let (pos, t) = &h.tables[*slot as usize];
+                self.push_hit(&mut rows, *pos, t, k)?;
+            }
+            let ws = &mut rows.weights;
+            ws.row.reserve(weights);
+            ws.category.reserve(weights);
+            ws.incl.reserve(weights);
+            ws.excl.reserve(weights);
+            ws.count.reserve(weights);
+            for &(_, i) in &order {
+                rows.push_shadow_ref(&shadows[i as usize]);
+            }
+            rows.stats = stats;
+            Ok(rows)
+        })())
     }
 
     /// The popup text of a category's info payload (the text `slog2 print`
@@ -709,18 +713,19 @@ impl Slog2File {
         chunk: usize,
         mut f: impl FnMut(&Rows) -> std::result::Result<(), E>,
     ) -> std::result::Result<QueryStats, E> {
-        let (h, stats) = self.window_hits(t0, t1)?;
+        let (h, stats) = self.settle(self.window_hits(t0, t1))?;
         let chunk = chunk.max(1);
         let mut rows = Rows::with_capacity(chunk.min(h.len()) + 1);
         for (slot, k) in &h.hits {
             let (pos, t) = &h.tables[*slot as usize];
-            let mut d = self.hit_decoder(*pos, t, k)?;
+            let mut d = self.settle(self.hit_decoder(*pos, t, k))?;
             let mut sink = RowSink {
                 rows: &mut rows,
                 key: k,
                 parent: -1,
             };
-            crate::format::visit_drawable(&mut d, &mut sink)?;
+            let r = crate::format::visit_drawable(&mut d, &mut sink);
+            self.settle(r)?;
             if rows.len() >= chunk {
                 f(&rows)?;
                 rows.clear();

@@ -18,12 +18,11 @@
 //! [`reader::TraceReader`] is the TRACE-API's reading protocol over a source
 //! (peek, get, positions by checkpoints), shared by the C and Java bindings.
 
-use std::io::Read;
-
 use crate::error::{Error, Result};
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
 pub mod clog2;
+pub mod input;
 pub mod plugin;
 pub mod reader;
 pub mod slog2;
@@ -159,9 +158,10 @@ pub trait TraceSource {
     }
 }
 
-/// Open a built-in source, choosing by content: an SLOG-2 file (starts with the
-/// SLOG-2 version string), a CLOG2 log (starts with `CLOG-`), an OTF2 archive
-/// (through the shipped plugin, see [`plugin`]) or the sample text format.
+/// Open a built-in source, choosing by content ([`input`]): an SLOG-2 file,
+/// a CLOG2 log, an OTF2 archive (through the shipped plugin, see
+/// [`plugin`]) or the sample text format, each also gzip-compressed
+/// (except OTF2), from a regular file, a pipe or a FIFO.
 pub fn open_source(path: &std::path::Path) -> Result<Box<dyn TraceSource + Send>> {
     open_source_with(path, 0)
 }
@@ -178,62 +178,48 @@ pub(crate) const PARALLEL_MIN_BYTES: u64 = 4 << 20;
 pub(crate) const PARALLEL_MIN_CORES: usize = 4;
 
 /// [`open_source`] with a choice of text parser threads: 0 automatic, 1 the
-/// sequential parser, n > 1 that many worker threads ([`text_par`]).
+/// sequential parser, n > 1 that many worker threads ([`text_par`]; regular,
+/// uncompressed files only: a stream is parsed on the reading thread).
 pub fn open_source_with(
     path: &std::path::Path,
     parse_threads: usize,
 ) -> Result<Box<dyn TraceSource + Send>> {
-    // An OTF2 archive given as its directory, or a `*.otf2` anchor that does
-    // not exist (the plugin's message names the archive and what is missing).
-    if (path.is_dir() || !path.exists()) && plugin::is_otf2(path) {
-        return Ok(Box::new(plugin::open_with_shipped_plugin(
+    let inp = input::open(path)?;
+    let name = inp.name();
+    match inp.format() {
+        input::Format::Otf2 => Ok(Box::new(plugin::open_with_shipped_plugin(
             plugin::OTF2_PLUGIN,
             "an OTF2 archive",
             path,
-        )?));
-    }
-    // Sniff the format from the first bytes of the one handle we read from:
-    // a pipe or FIFO cannot be reopened or rewound, so the sniffed bytes are
-    // handed back to the text parser in front of the rest of the stream
-    // (opening the path a second time lost the first record of a pipe).
-    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let regular = f.metadata().is_ok_and(|m| m.is_file());
-    let mut head = Vec::with_capacity(slog2::MAGIC.len());
-    std::io::Read::by_ref(&mut f)
-        .take(slog2::MAGIC.len() as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(path, e))?;
-    if head == slog2::MAGIC {
-        if !regular {
-            return Err(Error::Unsupported(format!(
-                "{}: an SLOG-2 input must be a regular file (it is memory-mapped), not a pipe or device",
-                path.display()
-            )));
+        )?)),
+        input::Format::Slog2 if inp.in_place() => Ok(Box::new(slog2::Slog2Source::open(path)?)),
+        input::Format::Slog2 => {
+            let file = crate::read::Slog2File::read_from(inp.into_reader(), path)?;
+            Ok(Box::new(slog2::Slog2Source::from_file(file, path)))
         }
-        return Ok(Box::new(slog2::Slog2Source::open(path)?));
-    }
-    // MPE's CLOG2 logs (sniffed from the path: regular files only).
-    if regular && clog2::looks_like(path) {
-        return Ok(Box::new(clog2::Clog2Source::open(path)?));
-    }
-    // OTF2 (Score-P) archives go through the shipped C plugin (readers/otf2),
-    // found as `plugin` documents; `--trace-lib` bypasses this. (Sniffed
-    // again from the path only for regular files: a pipe cannot be reread.)
-    if regular && plugin::is_otf2(path) {
-        return Ok(Box::new(plugin::open_with_shipped_plugin(
-            plugin::OTF2_PLUGIN,
-            "an OTF2 archive",
-            path,
-        )?));
-    }
-    if !regular {
-        let name = path.display().to_string();
-        return Ok(Box::new(text::TextSource::from_read(
+        input::Format::Clog2 if inp.in_place() => Ok(Box::new(clog2::Clog2Source::open(path)?)),
+        input::Format::Clog2 => Ok(Box::new(clog2::Clog2Source::new(
+            inp.into_reader(),
+            None,
+            name,
+            clog2::Clog2Options::default(),
+        )?)),
+        input::Format::Text if !inp.in_place() => Ok(Box::new(text::TextSource::from_read(
             &name,
-            std::io::Cursor::new(head).chain(f),
-        )));
+            inp.into_reader(),
+        ))),
+        input::Format::Text => {
+            drop(inp);
+            open_text_file(path, parse_threads)
+        }
     }
-    drop(f);
+}
+
+/// A regular, uncompressed text file: sequential or parallel parser.
+fn open_text_file(
+    path: &std::path::Path,
+    parse_threads: usize,
+) -> Result<Box<dyn TraceSource + Send>> {
     let mut opts = text_par::ParallelOptions::default();
     let parallel = match parse_threads {
         0 => {

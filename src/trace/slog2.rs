@@ -148,7 +148,12 @@ impl Slog2Source {
     /// Open a file for delivery in end order by merging its nodes (bounded
     /// memory; see the module documentation).
     pub fn open(path: &Path) -> Result<Self> {
-        let file = Slog2File::open(path)?;
+        Ok(Self::from_file(Slog2File::open(path)?, path))
+    }
+
+    /// [`open`](Self::open) of a file already opened (e.g. read from a
+    /// stream: [`Slog2File::read_from`]); `path` names it in messages.
+    pub fn from_file(file: Slog2File, path: &Path) -> Self {
         let dir = file.directory();
         let mut order: Vec<usize> = (0..dir.len()).collect();
         order.sort_by(|&a, &b| {
@@ -166,7 +171,7 @@ impl Slog2Source {
             heap: BinaryHeap::new(),
             last_end: f64::NEG_INFINITY,
         };
-        Ok(Self::new(file, path, mode))
+        Self::new(file, path, mode)
     }
 
     /// Open a file for delivery in end order by reading all its drawables and

@@ -455,7 +455,20 @@ impl Reader {
             let cut = match self.cut(buf) {
                 Ok(c) => c,
                 Err(e) => {
-                    let _ = results.send(ChunkResult::failed(seq, Error::io(&self.path, e)));
+                    let e = if crate::trace::text::LineTooLong::is(&e) {
+                        // The same error as the sequential parser's.
+                        Error::Parse {
+                            loc: crate::error::TextLocation {
+                                file: self.path.display().to_string(),
+                                line: line + memchr::memchr_iter(b'\n', buf).count(),
+                                column: 1,
+                            },
+                            detail: e.to_string(),
+                        }
+                    } else {
+                        Error::io(&self.path, e)
+                    };
+                    let _ = results.send(ChunkResult::failed(seq, e));
                     return;
                 }
             };
@@ -519,7 +532,11 @@ impl Reader {
             if self.eof {
                 return Ok(buf.len());
             }
-            // A line longer than a chunk.
+            // A line longer than a chunk (held to the sequential
+            // parser's limit).
+            if buf.len() >= crate::trace::text::MAX_LINE {
+                return Err(crate::trace::text::LineTooLong::io());
+            }
             let want = buf.len() + self.chunk;
             self.fill(buf, want)?;
         };
@@ -559,6 +576,9 @@ impl Reader {
                 }
                 if self.eof {
                     break None;
+                }
+                if buf.len() - p >= crate::trace::text::MAX_LINE {
+                    return Err(crate::trace::text::LineTooLong::io());
                 }
                 let want = buf.len() + self.chunk;
                 self.fill(buf, want)?;

@@ -110,7 +110,7 @@ impl Slog2Writer {
             .tmp
             .take()
             .ok_or_else(|| Error::InvalidArgument("writer already finished".into()))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        super::output::publish(tmp, &self.output, &path)?;
         self.registered = None;
 
         let mut s = std::mem::take(&mut self.summary);

@@ -41,7 +41,8 @@
 //!
 //! Output is atomic: everything is written to a temporary file beside the
 //! target, the header is written last, and the file is renamed over the target
-//! only by [`Slog2Writer::finish`]. Dropping an unfinished writer (an error in
+//! only by [`Slog2Writer::finish`] (a FIFO, a character device or `-` is
+//! written through instead, a symlink followed: `output`). Dropping an unfinished writer (an error in
 //! the middle of a conversion) removes the temporary file and leaves any
 //! existing target untouched.
 //!
@@ -62,6 +63,7 @@ mod blocks;
 mod drawables;
 mod finish;
 mod nodes;
+mod output;
 mod payload;
 mod place;
 mod shadow;
@@ -142,9 +144,39 @@ pub struct WriteSummary {
     pub stage_cpu: Vec<(&'static str, f64)>,
 }
 
+/// What makes a drawable unfit for an SLOG-2 file, whoever asks: the writer
+/// refuses it ([`Slog2Writer::add_drawable`]) and `check` reports a stored
+/// one as an error (issue #27 class 8: a NaN vertex time and a negative
+/// category passed `check` while `convert` refused the same file). `None`
+/// when it is fit. The rules: lengths that fit the format's fields, no
+/// negative category (those are the preview categories the writer makes
+/// itself), finite vertex times.
+pub fn drawable_problem(d: &Drawable) -> Option<String> {
+    if let Err(e) = format::check_drawable(d) {
+        return Some(e.to_string());
+    }
+    if let Some(c) = std::iter::once(d.category())
+        .chain(d.primitives().iter().map(|p| p.category))
+        .find(|&c| c < 0)
+    {
+        return Some(format!(
+            "category index {c} is negative; negative indices are reserved for preview categories"
+        ));
+    }
+    if d.primitives()
+        .iter()
+        .any(|p| p.vertices.iter().any(|v| !v.time.is_finite()))
+    {
+        return Some("vertex time is not finite".into());
+    }
+    None
+}
+
 /// Streaming SLOG-2 writer. See the module documentation.
 pub struct Slog2Writer {
     target: PathBuf,
+    /// Where and how the finished file is published (`output`).
+    output: output::Output,
     tmp: Option<tempfile::NamedTempFile>,
     /// Lists `tmp` for [`temp::remove_temp_files`] until it is renamed or
     /// removed (dropped after `tmp`: fields drop in declaration order).
@@ -190,11 +222,11 @@ impl Slog2Writer {
             )));
         }
         let target = path.as_ref().to_path_buf();
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target
+        // What is at the path decides how it is written (output.rs).
+        let output = output::resolve(&target)?;
+        let dir = output.temp_dir();
+        let name = output
+            .path()
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -218,6 +250,8 @@ impl Slog2Writer {
             .permissions(std::fs::Permissions::from_mode(0o666))
             .tempfile_in(&dir)
             .map_err(|e| Error::io(&target, e))?;
+        // The proof of life for other writers' clean-up (temp.rs).
+        let _ = temp::hold(tmp.as_file());
         let file = tmp
             .as_file()
             .try_clone()
@@ -249,6 +283,7 @@ impl Slog2Writer {
         )?;
         Ok(Slog2Writer {
             target,
+            output,
             registered: Some(temp::Registered::new(tmp.path())),
             tmp: Some(tmp),
             file,

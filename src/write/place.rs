@@ -16,7 +16,7 @@
 use super::nodes::NodeJob;
 use super::{NodeDrawables, Slog2Writer};
 use crate::error::{Error, Result};
-use crate::format::{self, NODE_OVERHEAD};
+use crate::format::NODE_OVERHEAD;
 use crate::model::*;
 
 /// One open node of the trunk.
@@ -153,23 +153,12 @@ impl Slog2Writer {
     /// [`add_drawable`](Self::add_drawable) for every drawable.
     fn add_any(&mut self, d: Drawable) -> Result<()> {
         let index = self.summary.drawables + 1;
-        format::check_drawable(&d).map_err(|e| Error::InvalidDrawable {
-            index,
-            detail: e.to_string(),
-            location: String::new(),
-        })?;
-        // Negative indices belong to the preview categories the writer
-        // makes itself: a drawable using one would give a file that every
-        // reader (ours, the reference) rejects.
-        if let Some(c) = std::iter::once(d.category())
-            .chain(d.primitives().iter().map(|p| p.category))
-            .find(|&c| c < 0)
-        {
+        // The rules `check` applies to a stored drawable too (one validation
+        // for both: issue #27 class 8).
+        if let Some(detail) = super::drawable_problem(&d) {
             return Err(Error::InvalidDrawable {
                 index,
-                detail: format!(
-                    "category index {c} is negative; negative indices are reserved for preview categories"
-                ),
+                detail,
                 location: String::new(),
             });
         }
@@ -177,21 +166,11 @@ impl Slog2Writer {
         if let Drawable::Composite(c) = &mut d {
             c.members.sort_by(Primitive::drawing_cmp);
         }
-        // The time box and the finiteness of every vertex time, in one pass.
         let mut tbox = TimeBox::EMPTY;
-        let mut finite = true;
         for p in d.primitives() {
             for v in &p.vertices {
-                finite &= v.time.is_finite();
                 tbox.widen(v.time);
             }
-        }
-        if !finite {
-            return Err(Error::InvalidDrawable {
-                index,
-                detail: "vertex time is not finite".into(),
-                location: String::new(),
-            });
         }
         if let Some(prev) = self.last_end {
             if tbox.end < prev {

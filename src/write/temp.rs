@@ -1,16 +1,25 @@
 //! Temporary files of unfinished writers: named so that a dead writer's
-//! leftovers are recognisable, registered so that a signal handler can
-//! remove them.
+//! leftovers are recognisable, locked so that a live writer's never are
+//! taken for them, registered so that a signal handler can remove them.
 //!
 //! A writer works on `.<target name>.slog2tmp-<pid>-<random>.partial` beside
-//! its target. Why the pid: a writer killed outright (SIGKILL, power loss, a
-//! host program that exits without closing) cannot clean up after itself;
-//! the next writer of the same target lists the directory, and removes the
-//! temporary files of that target whose process no longer exists
-//! (`kill(pid, 0)` fails with `ESRCH`). Files of live processes, and of
-//! other targets, are left alone. A recycled pid only delays the clean-up.
+//! its target and holds an exclusive `flock` on it from its creation until
+//! it is renamed or removed (`hold`). Why: a writer killed outright
+//! (SIGKILL, power loss, a host program that exits without closing) cannot
+//! clean up after itself; the next writer of the same target lists the
+//! directory and removes the temporary files of that target that are
+//! **stale**: nobody holds their lock (the kernel drops a lock with the
+//! last descriptor of its holder, however the holder died), and their
+//! writer's pid does not exist here *or* the file is older than
+//! [`STALE_AGE`]. The lock is the proof of life: it holds across PID
+//! namespaces (containers sharing a directory, where the pid in the name
+//! means nothing or another process; `kill(pid, 0)` alone deleted a live
+//! writer's file there) and, on NFS, across hosts (Linux implements `flock`
+//! there with the server's byte-range locks). The pid and the age only
+//! cover the instant between a file's creation and its lock. Files of
+//! other targets are left alone.
 //!
-//! Why a registry: a signal (Ctrl-C, SIGTERM, SIGHUP) ends the process
+//! Why a registry: a signal (Ctrl-C, SIGTERM, SIGHUP, …) ends the process
 //! without running destructors. [`remove_temp_files`] removes every
 //! temporary file of this process's unfinished writers; the CLI calls it
 //! from its signal-handling thread, and a C host may call it from its own
@@ -81,14 +90,43 @@ fn owner(file_name: &str, name: &str) -> Option<i32> {
     pid.parse().ok().filter(|&p: &i32| p > 0)
 }
 
+/// An unlocked temporary file this old is stale whatever its pid says
+/// (its writer would have locked it microseconds after creating it).
+pub const STALE_AGE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Take the writer's lock on its temporary file (see the module docs): held
+/// until the file's last descriptor closes. An error only when the file
+/// system has no locks at all, in which case the writer goes on unlocked.
+pub(crate) fn hold(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a valid descriptor we own.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Somebody holds the lock of the file at `p` (a live writer). A file we
+/// cannot open or lock for another reason counts as held: never delete
+/// what we cannot prove dead.
+fn locked(p: &Path) -> bool {
+    use std::os::unix::io::AsRawFd;
+    let Ok(f) = std::fs::File::open(p) else {
+        return true;
+    };
+    // SAFETY: flock on a valid descriptor we own; closing `f` releases it.
+    unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) != 0 }
+}
+
 fn process_gone(pid: i32) -> bool {
     // SAFETY: signal 0 only checks that the process exists.
     let r = unsafe { libc::kill(pid, 0) };
     r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
-/// Remove the temporary files of target `name` in `dir` left by writers
-/// whose process is gone. Returns the files removed. Errors (unreadable
+/// Remove the stale temporary files of target `name` in `dir` (unlocked,
+/// and of a pid that does not exist here or older than [`STALE_AGE`]). Returns the files removed. Errors (unreadable
 /// directory, a file removed meanwhile) are ignored: cleaning is a courtesy.
 pub fn clean_stale(dir: &Path, name: &str) -> Vec<PathBuf> {
     let mut removed = Vec::new();
@@ -102,9 +140,15 @@ pub fn clean_stale(dir: &Path, name: &str) -> Vec<PathBuf> {
             continue;
         };
         match owner(s, name) {
-            Some(pid) if pid != me && process_gone(pid) => {
+            Some(pid) if pid != me => {
                 let p = e.path();
-                if std::fs::remove_file(&p).is_ok() {
+                let old = e
+                    .metadata()
+                    .ok()
+                    .and_then(|m| m.modified().ok())
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age >= STALE_AGE);
+                if (old || process_gone(pid)) && !locked(&p) && std::fs::remove_file(&p).is_ok() {
                     removed.push(p);
                 }
             }

@@ -26,7 +26,9 @@ import sys
 
 DAMAGE = {
     # name: (what to do, expected message regex part)
-    "missing": "cannot open OTF2 archive: No such file",
+    # the CLI names the missing anchor itself, before looking for the plugin
+    # (issue #26: a missing .otf2 path reported a missing plugin in the build tree)
+    "missing": "I/O error on .*traces.otf2: No such file",
     "anchor-truncated": "not a readable OTF2 anchor file",
     "anchor-garbage": "not a readable OTF2 anchor file",
     # an anchor declaring 352 million properties in 20 bytes: libotf2 would
@@ -155,7 +157,7 @@ def convert(work, slog2, timeorder, jar=None):
     r = run([slog2, "info", out, "--json"])
     info = json.loads(r.stdout) if r.returncode == 0 else fail("info: " + r.stderr)
     text = json.dumps(info)
-    for needle in ('"OTF2 locations"', '"rank"', '"thread"'):
+    for needle in ('"OTF2 locations"', '"rank"', '"thread"', '"node"', '"node_parent"'):
         if needle not in text:
             fail("info: y-map %s missing: %s" % (needle, text[:2000]))
     r = run([slog2, "check", out])

@@ -322,7 +322,8 @@ impl WindowCursor {
     /// `InvalidArgument` error; on any error the cursor is reset (its next
     /// move is a fresh query) and its rows are empty.
     pub fn move_to(&mut self, f: &Slog2File, t0: f64, t1: f64) -> Result<RowsRef<'_>> {
-        match self.try_move(f, t0, t1) {
+        let r = self.try_move(f, t0, t1);
+        match f.settle(r) {
             Ok(()) => Ok(self.rows()),
             Err(e) => {
                 self.reset();

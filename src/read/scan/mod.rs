@@ -187,7 +187,8 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
         if self.done {
             return Ok(false);
         }
-        if let Err(e) = self.fill(rows, max_rows, max_info) {
+        let r = self.fill(rows, max_rows, max_info);
+        if let Err(e) = self.file().settle(r) {
             self.done = true;
             self.cur = None;
             rows.clear();

@@ -198,11 +198,13 @@ impl Clog2Source<std::io::Empty> {
 
     pub fn open_with(path: &Path, opts: Clog2Options) -> Result<Self> {
         let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: the file is opened read-only; like the SLOG-2 reader, we
-        // assume nobody truncates an input while it is converted.
+        // SAFETY: the file is opened read-only; a truncation while it is
+        // converted is caught by the reader's guard (`read::guard`).
         let map = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| Error::io(path, e))?;
         let name = path.display().to_string();
-        Self::with_reader(Clog2Reader::with_map(map)?, name, opts)
+        let mut reader = Clog2Reader::with_map(map)?;
+        reader.file = Some(f);
+        Self::with_reader(reader, name, opts)
     }
 }
 
@@ -291,6 +293,16 @@ impl<R: Read> Clog2Source<R> {
         self.reader.preamble()
     }
 
+    /// An error of a log that was truncated while mapped is that, not the
+    /// damage the zeros read since look like.
+    fn settle(&self, e: Error) -> Error {
+        if self.reader.changed_now() {
+            crate::read::guard::changed_error(Some(Path::new(&self.name)))
+        } else {
+            e
+        }
+    }
+
     /// Counters so far (complete once the source is exhausted).
     pub fn counts(&self) -> &Clog2Report {
         &self.report
@@ -317,7 +329,7 @@ fn describe(r: &RawRecord) -> String {
 impl<R: Read> TraceSource for Clog2Source<R> {
     fn next_record(&mut self) -> Result<Option<Record>> {
         if self.out.is_empty() {
-            self.fill()?;
+            self.fill().map_err(|e| self.settle(e))?;
             self.out.reverse();
         }
         Ok(self.out.pop())
@@ -329,7 +341,7 @@ impl<R: Read> TraceSource for Clog2Source<R> {
             // Left over from next_record calls (stored reversed).
             self.out.reverse();
         } else {
-            self.fill()?;
+            self.fill().map_err(|e| self.settle(e))?;
         }
         std::mem::swap(out, &mut self.out);
         Ok(())

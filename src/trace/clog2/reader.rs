@@ -409,6 +409,12 @@ pub struct Clog2Reader<R: Read> {
     order: Order,
     /// The block being read (unused when the file is mapped).
     block: Vec<u8>,
+    /// Guards `map` against truncation (`read::guard`); declared first so
+    /// it is unregistered before the map is unmapped.
+    guard: Option<crate::read::guard::Guard>,
+    /// The mapped file, to compare its size with the map's at the end:
+    /// zeros in the page holding a new end of file read without a fault.
+    pub(crate) file: Option<std::fs::File>,
     /// The whole file, mapped ([`Clog2Reader::with_map`]): blocks are read
     /// where they lie, without copying them.
     map: Option<memmap2::Mmap>,
@@ -496,6 +502,10 @@ impl<R: Read> Clog2Reader<R> {
             input,
             order: Order(preamble.is_big_endian),
             block: Vec::new(),
+            file: None,
+            guard: map
+                .as_ref()
+                .and_then(|m| crate::read::guard::Guard::register(m.as_ptr(), m.len())),
             map,
             base: 0,
             dropped: 0,
@@ -512,6 +522,22 @@ impl<R: Read> Clog2Reader<R> {
 
     pub fn preamble(&self) -> &Preamble {
         &self.preamble
+    }
+
+    /// The mapped file was truncated while read (see `read::guard`): what
+    /// was read since is zeros, not the log.
+    pub fn changed(&self) -> bool {
+        self.guard.as_ref().is_some_and(|g| g.changed())
+    }
+
+    /// [`changed`](Self::changed), or the mapped file is shorter now than
+    /// its map (a system call: for the end of the log and errors).
+    pub fn changed_now(&self) -> bool {
+        self.changed()
+            || match (&self.file, &self.map) {
+                (Some(f), Some(m)) => f.metadata().is_ok_and(|md| md.len() < m.len() as u64),
+                _ => false,
+            }
     }
 
     /// The current block's bytes.
@@ -559,6 +585,9 @@ impl<R: Read> Clog2Reader<R> {
                     self.preamble.commtable_fptr
                 ),
             ));
+        }
+        if self.changed() {
+            return Err(crate::read::guard::changed_error(None));
         }
         let got = match &self.map {
             Some(m) => {
@@ -622,6 +651,11 @@ impl<R: Read> Clog2Reader<R> {
     #[inline]
     pub fn next_head(&mut self) -> Result<Option<Head>> {
         if self.done {
+            // Zeros read after a truncation look like an end-of-log record
+            // (type 0): the end counts only if the file is whole.
+            if self.changed_now() {
+                return Err(crate::read::guard::changed_error(None));
+            }
             return Ok(None);
         }
         if !self.loaded {
@@ -826,8 +860,9 @@ impl Clog2Reader<std::io::Empty> {
     /// blocks are decoded where they lie in the page cache, without the
     /// copy `read` makes (an eighth of a conversion's CPU time).
     ///
-    /// Like every memory-mapped reader, it assumes the file is not
-    /// truncated while it is read.
+    /// The map is guarded (`read::guard`): a truncation while it is read
+    /// makes [`changed`](Self::changed) true and the reader fail, instead of
+    /// a SIGBUS.
     ///
     /// [`Clog2Source::open`]: super::Clog2Source::open
     pub fn with_map(map: memmap2::Mmap) -> Result<Self> {

@@ -4,6 +4,47 @@
 use std::io::Read;
 use std::ops::Range;
 
+/// A text trace's lines are shorter than this: 16 MiB. No record of the format
+/// comes near it: a primitive holds at most 32,767 vertices (about 40
+/// characters each with the longest shortest-round-trip double) and 32,767
+/// info bytes (at most ~3 characters of text per byte), about 1.5 MB in
+/// all; a category's name and label are at most 32,767 bytes each. The
+/// limit is checked while the line is read, so a file without line ends
+/// (`/dev/zero`, a binary file, a 1 GB record) stops at 16 MiB of memory
+/// instead of growing with the input. Comment lines are held to it too, so
+/// that both parsers (sequential and [`crate::trace::text_par`]) give the
+/// same answer.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// The error [`Lines::next`] gives for a line over [`MAX_LINE`] (the parser
+/// turns it into a parse error at that line).
+#[derive(Debug)]
+pub(crate) struct LineTooLong;
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the line is longer than {} MiB without a line end: no record of the text format is that long \
+             (is this a text trace?)",
+            MAX_LINE >> 20
+        )
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
+impl LineTooLong {
+    pub(crate) fn io() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, LineTooLong)
+    }
+
+    /// Is `e` this error?
+    pub(crate) fn is(e: &std::io::Error) -> bool {
+        e.get_ref().is_some_and(|i| i.is::<LineTooLong>())
+    }
+}
+
 /// Splits a reader into lines inside one growable buffer: a line is handed
 /// out as a range of `buf`, valid until the next call. The unconsumed input
 /// is also open to the whole-line fast path ([`window_line`]), which finds the
@@ -75,6 +116,9 @@ impl Lines {
                     (self.len, self.len)
                 }
                 None => {
+                    if self.len - self.pos >= MAX_LINE {
+                        return Err(LineTooLong::io());
+                    }
                     self.scanned = self.len;
                     self.fill()?;
                     continue;

@@ -6,7 +6,8 @@
 //! comment; a space in a pattern matches any run of whitespace, including
 //! none) but check everything: a malformed record is an
 //! [`Error::Parse`](crate::Error::Parse) naming file, 1-based line and column, never garbage.
-//! There are no length limits (lines, names, labels, vertices, columns).
+//! Lines are at most [`MAX_LINE`] (16 MiB) long, checked while a line is
+//! read; names and labels at most 32,767 bytes (the format's limit).
 //!
 //! Records come back in file order; nothing is sorted and time order is not
 //! checked here (the converter checks it).
@@ -75,6 +76,8 @@ mod source;
 
 pub(crate) use chunk::ChunkParser;
 pub(crate) use info::{DeferredInfo, InfoFormats};
+pub(crate) use lines::LineTooLong;
+pub use lines::MAX_LINE;
 pub(crate) use records::composite_member_count;
 pub(crate) use source::skipped_message;
 pub use source::{from_read, TextSource};

@@ -100,7 +100,21 @@ impl Parser {
     /// Next physical line becomes the current line (without its `\n` or
     /// `\r\n`); false at EOF.
     pub(super) fn next_line(&mut self) -> Result<bool> {
-        match self.lines.next().map_err(|e| Error::io(&self.name, e))? {
+        let next = self.lines.next().map_err(|e| {
+            if super::lines::LineTooLong::is(&e) {
+                Error::Parse {
+                    loc: crate::error::TextLocation {
+                        file: self.name.clone(),
+                        line: self.line_no + 1,
+                        column: 1,
+                    },
+                    detail: e.to_string(),
+                }
+            } else {
+                Error::io(&self.name, e)
+            }
+        })?;
+        match next {
             None => Ok(false),
             Some((range, consumed)) => {
                 self.cur = range;

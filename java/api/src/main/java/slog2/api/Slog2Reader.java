@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * }</pre>
  *
  * <p><b>Thread safety.</b> Every method is thread-safe: any number of threads
- * may query one reader at once (the file is memory-mapped and immutable; each
- * query decodes into its own result). {@link #close()} may race with queries:
+ * may query one reader at once (the file is memory-mapped; each query decodes
+ * into its own result). {@link #close()} may race with queries:
  * queries already running finish normally, later calls throw
  * {@link Slog2Exception}. Results ({@link Drawables}, {@link Category},
  * {@link YMap}) are immutable and may be shared.
@@ -28,6 +28,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * object may be half-updated, so every later call on this reader throws
  * {@link ClosedException} saying "retired". Other readers, even of the same
  * file, are not affected.
+ *
+ * <p><b>A file that changes while open.</b> Nothing stops another process from
+ * truncating or rewriting a file a reader has mapped (a {@code cp} over it). A
+ * query that runs into such a change throws {@link Slog2Exception} ("… changed
+ * while it was open …: reopen it") instead of crashing the JVM; the reader
+ * keeps throwing it. The library catches the fault with a SIGBUS handler that
+ * chains to the JVM's for every other fault; under {@code -Xcheck:jni} the JVM
+ * prints once "Warning: SIGBUS handler modified!" (it checks its handlers
+ * periodically), which preloading the JDK's {@code libjsig.so} avoids.
  *
  * <p>Each query is one native call returning column arrays, so a viewer's
  * cost per jump is the tree lookup plus one array copy per column. A viewer

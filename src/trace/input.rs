@@ -1,0 +1,428 @@
+//! Opening an input: one handle, sniffed once, never read twice.
+//!
+//! Every command that takes a trace (`convert`, `print`, the C `TRACE_Open`,
+//! Python's `slog2.trace.open`, the JVM's `InputLog`) comes through [`open`]:
+//!
+//! 1. A directory is an OTF2 archive (it holds `traces.otf2`) or an error; a
+//!    path that does not exist is an I/O error naming it (not "plugin
+//!    missing" for a `*.otf2` name), before any reader is looked for.
+//! 2. The file is opened **once**, and its first bytes are read from that
+//!    handle. A pipe or a FIFO cannot be reopened or rewound, so whatever
+//!    reader takes the input gets the sniffed bytes handed back in front of
+//!    the rest of the stream ([`Input::into_reader`]). (Opening the path a
+//!    second time lost the first record of a piped text trace and the first
+//!    5 bytes of a piped CLOG2 log.)
+//! 3. A gzip stream (`1f 8b`, whatever the file is called, on a pipe too) is
+//!    decompressed as it is read (`flate2`'s multi-member decoder, as `zcat`
+//!    reads concatenated members): no temporary file, memory bounded by the
+//!    decoder's window. The format is then sniffed from the decompressed
+//!    bytes.
+//! 4. The format: SLOG-2 (its version string), CLOG2 (`CLOG-`), an OTF2
+//!    anchor (a `.otf2` name or `OTF2` at byte 2, regular files only: an
+//!    archive is many files), known binary formats and anything holding NUL
+//!    bytes (an error that says what the file is, instead of the text
+//!    parser's "no record" warnings), else the sample text format.
+//!
+//! What reads in place: a regular, uncompressed file ([`Input::in_place`])
+//! may be memory-mapped (SLOG-2, CLOG2), reopened by path (the parallel text
+//! parser, OTF2) and rewound (text checkpoints). Anything else streams.
+
+use std::io::{Cursor, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The formats [`open`] recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// An SLOG-2 file (starts with its version string).
+    Slog2,
+    /// An MPE CLOG2 log (starts with `CLOG-`).
+    Clog2,
+    /// An OTF2 archive: its anchor file or its directory.
+    Otf2,
+    /// The slog2sdk sample text format (the default).
+    Text,
+}
+
+/// How many bytes are sniffed at least (the longest magic: SLOG-2's 8).
+const SNIFF_MIN: usize = 8;
+/// At most this many bytes are looked at for NUL bytes: what the first
+/// reads bring, without waiting for more from a slow pipe.
+const SNIFF_MAX: usize = 4096;
+
+/// An opened, sniffed input. See the module documentation.
+pub struct Input {
+    path: PathBuf,
+    format: Format,
+    regular: bool,
+    gzip: bool,
+    /// The sniffed bytes (decompressed when `gzip`), then the rest.
+    reader: Box<dyn Read + Send>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("path", &self.path)
+            .field("format", &self.format)
+            .field("regular", &self.regular)
+            .field("gzip", &self.gzip)
+            .finish()
+    }
+}
+
+impl Input {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The path as messages name it.
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The input is gzip-compressed (and read through the decoder).
+    pub fn gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// A regular file read as it lies (not decompressed): it may be
+    /// memory-mapped, reopened by its path and rewound.
+    pub fn in_place(&self) -> bool {
+        self.regular && !self.gzip
+    }
+
+    /// The whole (decompressed) stream from its first byte: the sniffed
+    /// bytes, then the rest of the one handle that was opened.
+    pub fn into_reader(self) -> Box<dyn Read + Send> {
+        self.reader
+    }
+}
+
+/// A decompressor run on a thread of its own, a few chunks ahead of its
+/// reader. Why: inflating is a third of a text conversion's work (a 186 MB
+/// trace: 0.2 s of 0.33 s CPU) and the converter keeps about one of two
+/// cores busy, so inflating beside the parser instead of in front of it
+/// takes most of it off the wall clock (BENCHMARKS.md: gzip inputs). Memory:
+/// [`Inflating::AHEAD`] chunks of [`Inflating::CHUNK`] bytes.
+struct Inflating {
+    rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    /// Empty chunks go back for reuse.
+    back: std::sync::mpsc::Sender<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Inflating {
+    const CHUNK: usize = 1 << 20;
+    const AHEAD: usize = 4;
+
+    fn start(mut src: Box<dyn Read + Send>) -> Inflating {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(Self::AHEAD);
+        let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+        let spawned = std::thread::Builder::new()
+            .name("inflate".into())
+            .spawn(move || loop {
+                let mut buf = spare.try_recv().unwrap_or_default();
+                buf.resize(Self::CHUNK, 0);
+                let mut n = 0;
+                let r = loop {
+                    match src.read(&mut buf[n..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(k) => {
+                            n += k;
+                            if n == buf.len() {
+                                break Ok(());
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                buf.truncate(n);
+                let end = n == 0;
+                let msg = match r {
+                    Ok(()) => Ok(buf),
+                    Err(e) => Err(e),
+                };
+                let failed = msg.is_err();
+                // The reader went away: stop.
+                if tx.send(msg).is_err() || end || failed {
+                    return;
+                }
+            });
+        let (rx, done) = match spawned {
+            Ok(_) => (rx, false),
+            Err(e) => {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let _ = tx.send(Err(e));
+                (rx, false)
+            }
+        };
+        Inflating {
+            rx,
+            back,
+            cur: Vec::new(),
+            pos: 0,
+            done,
+        }
+    }
+}
+
+impl Read for Inflating {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos == self.cur.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv() {
+                Ok(Ok(next)) => {
+                    if next.is_empty() {
+                        self.done = true;
+                    }
+                    let old = std::mem::replace(&mut self.cur, next);
+                    let _ = self.back.send(old);
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(0);
+                }
+            }
+        }
+        let n = out.len().min(self.cur.len() - self.pos);
+        out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Read until `buf` holds at least `min` bytes (or the stream ends), then
+/// take whatever else the reads brought, up to `max`.
+fn sniff(r: &mut dyn Read, min: usize, max: usize) -> std::io::Result<Vec<u8>> {
+    let mut head = vec![0u8; max];
+    let mut n = 0;
+    while n < min {
+        match r.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(n);
+    Ok(head)
+}
+
+/// What a binary file that is no trace is, from its first bytes (for the
+/// error message), or `None` when it may be text.
+pub fn binary_kind(head: &[u8]) -> Option<&'static str> {
+    const MAGICS: &[(&[u8], &str)] = &[
+        (b"\x7fELF", "an ELF executable or library"),
+        (b"PK\x03\x04", "a zip archive"),
+        (b"BZh", "bzip2-compressed data (decompress it first: bzcat FILE | slog2 convert /dev/stdin -o OUT)"),
+        (b"\xfd7zXZ\x00", "xz-compressed data (decompress it first: xzcat FILE | slog2 convert /dev/stdin -o OUT)"),
+        (b"\x28\xb5\x2f\xfd", "zstd-compressed data (decompress it first: zstdcat FILE | slog2 convert /dev/stdin -o OUT)"),
+        (b"%PDF", "a PDF document"),
+        (b"\x89PNG", "a PNG image"),
+    ];
+    for (m, what) in MAGICS {
+        if head.starts_with(m) {
+            return Some(what);
+        }
+    }
+    if head.contains(&0) {
+        return Some("binary data (it holds NUL bytes), not a text trace");
+    }
+    None
+}
+
+fn not_a_trace(path: &Path, what: &str, head: &[u8]) -> Error {
+    let shown: String = head
+        .iter()
+        .take(16)
+        .flat_map(|c| c.escape_ascii())
+        .map(char::from)
+        .collect();
+    Error::Unsupported(format!(
+        "{} is {what}: no trace format slog2 reads (SLOG-2, CLOG2, OTF2, the sample text format, \
+         gzip of these); it starts with \"{shown}\"",
+        path.display()
+    ))
+}
+
+/// Open `path` and sniff its format (see the module documentation).
+pub fn open(path: &Path) -> Result<Input> {
+    if path.is_dir() {
+        if crate::trace::plugin::is_otf2(path) {
+            return Ok(Input {
+                path: path.to_path_buf(),
+                format: Format::Otf2,
+                regular: false,
+                gzip: false,
+                reader: Box::new(std::io::empty()),
+            });
+        }
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is a directory (and not an OTF2 archive: it holds no traces.otf2)",
+            ),
+        ));
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let regular = f.metadata().is_ok_and(|m| m.is_file());
+    let head = sniff(&mut f, SNIFF_MIN, SNIFF_MAX).map_err(|e| Error::io(path, e))?;
+    let raw: Box<dyn Read + Send> = Box::new(Cursor::new(head.clone()).chain(f));
+    let (head, mut reader, gzip) = if head.starts_with(&[0x1f, 0x8b]) {
+        let mut dec: Box<dyn Read + Send> = Box::new(flate2::read::MultiGzDecoder::new(raw));
+        let inner = sniff(&mut dec, SNIFF_MIN, SNIFF_MAX).map_err(|e| {
+            Error::io(
+                path,
+                std::io::Error::new(e.kind(), format!("gzip stream: {e}")),
+            )
+        })?;
+        (inner, dec, true)
+    } else {
+        (head, raw, false)
+    };
+    let format = if head.starts_with(crate::trace::slog2::MAGIC) {
+        Format::Slog2
+    } else if crate::trace::clog2::looks_like_bytes(&head) {
+        Format::Clog2
+    } else if head.len() >= 6 && &head[2..6] == b"OTF2"
+        || (regular && !gzip && path.extension().is_some_and(|e| e == "otf2"))
+    {
+        if !regular || gzip {
+            return Err(Error::Unsupported(format!(
+                "{} is an OTF2 anchor file on a pipe or compressed: an OTF2 archive is many files; \
+                 give the path of its anchor (.otf2) or of its directory",
+                path.display()
+            )));
+        }
+        Format::Otf2
+    } else if let Some(what) = binary_kind(&head) {
+        return Err(not_a_trace(path, what, &head));
+    } else {
+        Format::Text
+    };
+    // The sniffed bytes go back in front of the rest of the stream; a gzip
+    // stream is inflated on a thread of its own, ahead of the parser.
+    if gzip {
+        reader = Box::new(Cursor::new(head).chain(Inflating::start(reader)));
+    }
+    Ok(Input {
+        path: path.to_path_buf(),
+        format,
+        regular,
+        gzip,
+        reader,
+    })
+}
+
+/// Print an input the way its reference printer does: an SLOG-2 file as
+/// `slog2printserial`, a CLOG2 log as `clog2print` (from a pipe or gzip too).
+/// Errors writing `w` are I/O errors naming `path`.
+pub fn print(path: &Path, w: &mut dyn std::io::Write) -> Result<()> {
+    let inp = open(path)?;
+    let out = |e| Error::io(path, e);
+    match inp.format() {
+        Format::Clog2 => {
+            let len = if inp.in_place() {
+                std::fs::metadata(path).ok().map(|m| m.len())
+            } else {
+                None
+            };
+            crate::trace::clog2::print::print(inp.into_reader(), len, w)
+        }
+        Format::Slog2 => {
+            let f = if inp.in_place() {
+                crate::read::Slog2File::open(path)?
+            } else {
+                crate::read::Slog2File::read_from(inp.into_reader(), path)?
+            };
+            crate::read::print::print(&f, &mut *w).map_err(out)
+        }
+        Format::Text | Format::Otf2 => Err(Error::Unsupported(format!(
+            "{} is {}: `print` shows SLOG-2 files and CLOG2 logs; convert it first (slog2 convert {} -o OUT.slog2)",
+            path.display(),
+            if inp.format() == Format::Text {
+                "a text trace (or no trace at all)"
+            } else {
+                "an OTF2 archive"
+            },
+            path.display()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz(bytes: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn sniffed_bytes_come_back_for_every_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases: [(&[u8], Format); 3] = [
+            (b"\x00\x0aSLOG 2.0.6 and more bytes", Format::Slog2),
+            (b"CLOG-02.44 and more", Format::Clog2),
+            (b"Category[ index=0 name=x ]\n", Format::Text),
+        ];
+        for (i, (bytes, fmt)) in cases.iter().enumerate() {
+            for zipped in [false, true] {
+                let p = dir.path().join(format!("f{i}{zipped}"));
+                std::fs::write(&p, if zipped { gz(bytes) } else { bytes.to_vec() }).unwrap();
+                let inp = open(&p).unwrap();
+                assert_eq!(inp.format(), *fmt);
+                assert_eq!(inp.gzip(), zipped);
+                assert_eq!(inp.in_place(), !zipped);
+                let mut all = Vec::new();
+                inp.into_reader().read_to_end(&mut all).unwrap();
+                assert_eq!(all, *bytes);
+            }
+        }
+    }
+
+    #[test]
+    fn binary_files_say_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.out");
+        std::fs::write(&p, b"\x7fELF\x02\x01\x01\x00rest").unwrap();
+        let e = open(&p).unwrap_err().to_string();
+        assert!(e.contains("an ELF executable"), "{e}");
+        assert!(e.contains("a.out"), "{e}");
+        std::fs::write(&p, b"abc\x00def").unwrap();
+        let e = open(&p).unwrap_err().to_string();
+        assert!(e.contains("NUL bytes"), "{e}");
+    }
+
+    #[test]
+    fn missing_files_are_named_whatever_their_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["missing.otf2", "missing.txt", "missing.clog2"] {
+            let p = dir.path().join(name);
+            let e = open(&p).unwrap_err();
+            assert_eq!(e.kind(), crate::ErrorKind::Io);
+            assert!(e.to_string().contains(name), "{e}");
+            assert!(!e.to_string().contains("plugin"), "{e}");
+        }
+    }
+}
