@@ -20,7 +20,7 @@ out=$(mktemp -d /tmp/slog2-jbench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 javac --release 17 -cp java/build/slog2.jar -d "$out/ours" java/bench/src/WindowBench.java
 if [ -n "$jumpshot" ]; then
-  javac -nowarn -cp "$jumpshot" -d "$out/ref" java/bench/reference/RefWindowBench.java 2>/dev/null
+  javac -nowarn -cp "$jumpshot" -d "$out/ref" java/bench/reference/RefTrunk.java java/bench/reference/RefWindowBench.java 2>/dev/null
 fi
 for ((r = 1; r <= rounds; r++)); do
   echo "-- round $r"

@@ -1,6 +1,7 @@
 //! `slog2 bench`: the measurements behind BENCHMARKS.md (writer speed,
-//! window queries and cursor moves, whole-file scans, a synthetic CLOG2
-//! log for the conversion benchmark).
+//! window queries and cursor moves, the plan and the replay of the
+//! comparison with the reference reader, whole-file scans, a synthetic
+//! CLOG2 log for the conversion benchmark).
 //!
 //! The plans, timers and RSS probes live in the `slog2-dev` crate
 //! (`slog2_dev::bench`, `slog2_dev::synth`) so that the core's public API
@@ -62,9 +63,12 @@ pub(crate) enum Cmd {
         scrolls: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Write the windows (`J|S t0 t1` lines) for the reference harness.
+        /// Also write the plan (`W|J|S t0 t1` lines, as `slog2 bench plan` does).
         #[arg(long)]
         plan_out: Option<PathBuf>,
+        /// Warm-up jumps and as many scrolls written to --plan-out (not run here).
+        #[arg(long, default_value_t = 1000)]
+        warmup: usize,
         /// Node cache limit in bytes (k/m/g suffixes; default: SLOG2_NODE_CACHE_BYTES or 64m).
         #[arg(long, value_parser = parse_cache)]
         cache: Option<usize>,
@@ -77,6 +81,41 @@ pub(crate) enum Cmd {
         /// Also report RSS over this many random jumps.
         #[arg(long, default_value_t = 0)]
         rss_jumps: usize,
+    },
+    /// Write a replay plan (issue #25): WARMUP random jumps and WARMUP scrolls (`W` lines, never
+    /// timed; 1,000 of each leave the reference's JIT compiling < 5 % of its timed lines' time), then JUMPS jumps (`J`) and SCROLLS quarter-window scrolls (`S`) of one
+    /// ~TARGET-drawable width. `slog2 bench replay` and the reference's harness replay it.
+    Plan {
+        file: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        target: usize,
+        /// Window width in seconds (default: calibrated to --target).
+        #[arg(long)]
+        width: Option<f64>,
+        #[arg(long, default_value_t = 300)]
+        jumps: usize,
+        #[arg(long, default_value_t = 300)]
+        scrolls: usize,
+        #[arg(long, default_value_t = 1000)]
+        warmup: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Replay a plan through one window cursor, as a viewer moves (issue #25): the warm-up lines
+    /// untimed, then per jump and scroll the move alone, or with --pass the move plus one pass
+    /// over every row of the window. Prints one RESULT line per kind (the format the
+    /// reference's harness java/bench/reference/RefPlan.java prints). See BENCHMARKS.md.
+    Replay {
+        file: PathBuf,
+        plan: PathBuf,
+        /// Time the move plus one pass over every row (category, box, first/last line).
+        #[arg(long)]
+        pass: bool,
+        /// Node cache limit in bytes (k/m/g suffixes; default: SLOG2_NODE_CACHE_BYTES or 64m).
+        #[arg(long, value_parser = parse_cache)]
+        cache: Option<usize>,
     },
     /// Whole-file scan benchmark (issue #11): every drawable once, in batches of columns
     /// (`Slog2File::scan`); rows/s and RSS per round. Run under `/usr/bin/time -v` for CPU and
@@ -141,6 +180,49 @@ pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
                 t.elapsed().as_secs_f64()
             );
         }
+        Cmd::Plan {
+            file,
+            output,
+            target,
+            width,
+            jumps,
+            scrolls,
+            warmup,
+            seed,
+        } => {
+            use slog2_dev::bench;
+            let f = Slog2File::open(&file)?;
+            let width = match width {
+                Some(w) => w,
+                None => bench::calibrate_width(&f, target, seed)?,
+            };
+            let mut plan = bench::warmup(&f, width, warmup, seed);
+            plan.extend(bench::plan(&f, width, jumps, scrolls, seed));
+            bench::write_plan(&output, &plan)?;
+            println!(
+                "PLAN {}: width {width:.6e} s, {} warm-up, {jumps} jumps, {scrolls} scrolls (seed {seed}) -> {}",
+                file.display(),
+                2 * warmup,
+                output.display()
+            );
+        }
+        Cmd::Replay {
+            file,
+            plan,
+            pass,
+            cache,
+        } => {
+            use slog2_dev::replay::{self, Variant};
+            let plan = replay::read_plan(&plan)?;
+            let f = Slog2File::open(&file)?;
+            if let Some(c) = cache {
+                f.set_node_cache_limit(c);
+            }
+            let variant = if pass { Variant::Pass } else { Variant::Update };
+            let [j, s] = replay::replay(&f, &plan, variant)?;
+            println!("{}", replay::result_line("ours", variant, "jump", &j));
+            println!("{}", replay::result_line("ours", variant, "scroll", &s));
+        }
         Cmd::Scan {
             file,
             batch,
@@ -179,6 +261,7 @@ pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
             scrolls,
             seed,
             plan_out,
+            warmup,
             cache,
             previews,
             threads,
@@ -197,7 +280,9 @@ pub(crate) fn run(b: Cmd) -> Result<ExitCode, slog2::Error> {
             };
             let plan = bench::plan(&f, width, jumps, scrolls, seed);
             if let Some(p) = &plan_out {
-                bench::write_plan(p, &plan)?;
+                let mut all = bench::warmup(&f, width, warmup, seed);
+                all.extend_from_slice(&plan);
+                bench::write_plan(p, &all)?;
             }
             println!(
                 "{}: {} nodes, opened in {open_ms:.2} ms; window width {width:.6e} s",

@@ -6,9 +6,11 @@
 //! window anywhere in the file) and **scrolls** (the same width moved by a
 //! quarter of a window at a time). [`plan`] draws both sequences from a fixed
 //! seed, with a width calibrated so that windows hold about `target`
-//! drawables, and can write them to a text file (`J|S t0 t1` per line) so
-//! that the reference reader's harness (`benches/reference/RefJumps.java`)
-//! replays exactly the same windows. Each query is
+//! drawables, [`warmup`] a shorter sequence of both from another seed, and
+//! [`write_plan`] writes them to a text file (`W|J|S t0 t1` per line) that
+//! both sides of the comparison with the reference replay line by line
+//! (`crate::replay`; the reference's harness is
+//! `java/bench/reference/RefPlan.java`). Here, each query is
 //! [`Slog2File::window_rows`] — the columns `SLOG2_Query_window` copies out
 //! — timed one by one; we report p50/p99 per kind, rows per query and the
 //! query's own stats: bytes decoded (`bytes_read`) against the bytes of the
@@ -31,6 +33,8 @@ use crate::read::Slog2File;
 pub enum Kind {
     Jump,
     Scroll,
+    /// A warm-up window: moved to, never timed.
+    Warm,
 }
 
 /// One planned window.
@@ -112,13 +116,28 @@ pub fn plan(f: &Slog2File, width: f64, jumps: usize, scrolls: usize, seed: u64) 
     v
 }
 
-/// Write a plan as `J|S t0 t1` lines (times with 17 significant digits, so
-/// the Java side parses the same doubles).
+/// Warm-up windows for a replay: `n` random jumps, then `n` scrolls from
+/// another random place, all of kind [`Kind::Warm`] (drawn from `seed`
+/// mixed with a constant, so they are not the timed plan's windows).
+pub fn warmup(f: &Slog2File, width: f64, n: usize, seed: u64) -> Vec<Planned> {
+    let mut v = plan(f, width, n, n, seed ^ 0x5741_524D);
+    for p in &mut v {
+        p.kind = Kind::Warm;
+    }
+    v
+}
+
+/// Write a plan as `W|J|S t0 t1` lines, in order (times with 17 significant
+/// digits, so the Java side parses the same doubles).
 pub fn write_plan(path: &Path, plan: &[Planned]) -> Result<()> {
     let io = |e| Error::io(path, e);
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
     for p in plan {
-        let k = if p.kind == Kind::Jump { 'J' } else { 'S' };
+        let k = match p.kind {
+            Kind::Jump => 'J',
+            Kind::Scroll => 'S',
+            Kind::Warm => 'W',
+        };
         writeln!(out, "{k} {:.17e} {:.17e}", p.t0, p.t1).map_err(io)?;
     }
     out.flush().map_err(io)
@@ -140,7 +159,8 @@ pub struct Latency {
     pub nodes_per_query: f64,
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+/// The `q` quantile of sorted values (nearest rank).
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -172,11 +192,12 @@ fn returned_bytes(rows: crate::read::RowsRef<'_>) -> u64 {
     b
 }
 
-/// Run a plan (after `warmup` untimed jumps from the same plan's start).
+/// Run a plan's jumps and scrolls, each a fresh query, timed one by one
+/// (warm-up lines are skipped: this is the cold-cache figure).
 pub fn run(f: &Slog2File, plan: &[Planned]) -> Result<(Latency, Latency)> {
     let mut out = [Latency::default(), Latency::default()];
     let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    for p in plan {
+    for p in plan.iter().filter(|p| p.kind != Kind::Warm) {
         let k = (p.kind == Kind::Scroll) as usize;
         let t = Instant::now();
         let rows = f.window_rows(p.t0, p.t1)?;
@@ -199,14 +220,14 @@ pub fn run(f: &Slog2File, plan: &[Planned]) -> Result<(Latency, Latency)> {
 /// nodes a query reads) is read with `pread` into one reused buffer, timed
 /// per window. A pread reader would do at least this before decoding (the
 /// map does none of it), unless it cached node bytes. Jumps then scrolls,
-/// as [`run`].
+/// as [`run`] (warm-up lines skipped).
 pub fn pread_cost(f: &Slog2File, path: &Path, plan: &[Planned]) -> Result<(Latency, Latency)> {
     use std::os::unix::fs::FileExt;
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut buf = vec![0u8; 1 << 16];
     let mut out = [Latency::default(), Latency::default()];
     let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    for p in plan {
+    for p in plan.iter().filter(|p| p.kind != Kind::Warm) {
         let k = (p.kind == Kind::Scroll) as usize;
         let w = crate::model::TimeBox::new(p.t0, p.t1);
         let t = Instant::now();
@@ -244,7 +265,7 @@ pub fn run_cursor(f: &Slog2File, plan: &[Planned]) -> Result<(Latency, Latency)>
     let mut cur = crate::read::WindowCursor::new();
     let mut out = [Latency::default(), Latency::default()];
     let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
-    for p in plan {
+    for p in plan.iter().filter(|p| p.kind != Kind::Warm) {
         let k = (p.kind == Kind::Scroll) as usize;
         let t = Instant::now();
         let rows = cur.move_to(f, p.t0, p.t1)?;

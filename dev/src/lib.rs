@@ -2,11 +2,14 @@
 //!
 //! - [`synth`]: a deterministic synthetic MPI-like trace (the core's own unit
 //!   tests compile the same file, as `crate::synth`);
-//! - [`mod@bench`]: window-query benchmark plans and their timing (`slog2 bench`).
+//! - [`mod@bench`]: window-query benchmark plans and their timing (`slog2 bench`);
+//! - [`replay`]: a plan replayed as a viewer moves (`slog2 bench replay`), our
+//!   half of the comparison with the reference reader.
 
 // `synth.rs` is shared with the core's unit tests, where it names the model as
 // `crate::model`: the same path resolves here through these re-exports.
 pub(crate) use slog2::{error, model, read};
 
 pub mod bench;
+pub mod replay;
 pub mod synth;

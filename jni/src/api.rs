@@ -34,13 +34,20 @@ pub(crate) fn registry() -> &'static Registry<Slog2File> {
     &R
 }
 
+/// The file of reader handle `h` (a closed or retired handle fails as
+/// `Closed`), for natives that keep it (cursors, scans).
 pub(crate) fn file(h: jlong) -> JResult<Arc<Slog2File>> {
-    registry().get(key(h)).ok_or_else(|| {
-        Fail::new(
-            ErrorKind::Closed,
-            format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"),
-        )
-    })
+    crate::lookup(registry(), h, "slog2: reader", || closed_reader(h))
+}
+
+fn closed_reader(h: jlong) -> String {
+    format!("slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)")
+}
+
+/// Run `f` on the file of handle `h`; a panic inside retires the handle
+/// (`crate::call_on`).
+pub(crate) fn on_file<R>(h: jlong, f: impl FnOnce(&Slog2File) -> JResult<R>) -> JResult<R> {
+    crate::call_on(registry(), h, "slog2: reader", || closed_reader(h), f)
 }
 
 /// Constructors looked up once (through the class loader of `slog2.api`).
@@ -263,7 +270,7 @@ pub extern "system" fn Java_slog2_api_Native_totalTime<'l>(
     h: jlong,
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
-        let tb = file(h)?.total_time();
+        let tb = on_file(h, |f| Ok(f.total_time()))?;
         doubles(env, &[tb.start, tb.end])
     })
 }
@@ -274,7 +281,9 @@ pub extern "system" fn Java_slog2_api_Native_rootDepth(
     _class: JClass,
     h: jlong,
 ) -> jint {
-    guard(&mut env, EXC, |_| Ok(jint::from(file(h)?.root_depth())))
+    guard(&mut env, EXC, |_| {
+        on_file(h, |f| Ok(jint::from(f.root_depth())))
+    })
 }
 
 #[no_mangle]
@@ -284,48 +293,49 @@ pub extern "system" fn Java_slog2_api_Native_categories<'l>(
     h: jlong,
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
-        let f = file(h)?;
-        let ids = ids(env)?;
-        let cats = f.categories();
-        env.with_local_frame_returning_local(8, |env| {
-            let arr = env.new_object_array(len(cats.len())?, &ids.category, JObject::null())?;
-            for (i, c) in cats.iter().enumerate() {
-                let o = env.with_local_frame_returning_local(8, |env| {
-                    let name = string(env, &c.name)?;
-                    let label_text = c.info.label();
-                    let label = if label_text.is_empty() {
-                        JObject::null()
-                    } else {
-                        string(env, &label_text)?
-                    };
-                    let methods = ints(env, &c.methods)?;
-                    let args = [
-                        jvalue { i: c.index },
-                        jv(&name),
-                        jvalue {
-                            i: c.topology as i32,
-                        },
-                        jvalue {
-                            i: c.color.to_argb(),
-                        },
-                        jvalue {
-                            i: i32::from(c.width),
-                        },
-                        jv(&label),
-                        jv(&methods),
-                        jvalue { j: c.count },
-                        jvalue { f: c.incl_ratio },
-                        jvalue { f: c.excl_ratio },
-                    ];
-                    // SAFETY: constructor ID and arguments match the descriptor.
-                    Ok::<_, Fail>(unsafe {
-                        env.new_object_unchecked(&ids.category, ids.category_new, &args)?
-                    })
-                })?;
-                env.set_object_array_element(&arr, i as jint, &o)?;
-                env.delete_local_ref(o)?;
-            }
-            Ok(arr.into())
+        on_file(h, |f| {
+            let ids = ids(env)?;
+            let cats = f.categories();
+            env.with_local_frame_returning_local(8, |env| {
+                let arr = env.new_object_array(len(cats.len())?, &ids.category, JObject::null())?;
+                for (i, c) in cats.iter().enumerate() {
+                    let o = env.with_local_frame_returning_local(8, |env| {
+                        let name = string(env, &c.name)?;
+                        let label_text = c.info.label();
+                        let label = if label_text.is_empty() {
+                            JObject::null()
+                        } else {
+                            string(env, &label_text)?
+                        };
+                        let methods = ints(env, &c.methods)?;
+                        let args = [
+                            jvalue { i: c.index },
+                            jv(&name),
+                            jvalue {
+                                i: c.topology as i32,
+                            },
+                            jvalue {
+                                i: c.color.to_argb(),
+                            },
+                            jvalue {
+                                i: i32::from(c.width),
+                            },
+                            jv(&label),
+                            jv(&methods),
+                            jvalue { j: c.count },
+                            jvalue { f: c.incl_ratio },
+                            jvalue { f: c.excl_ratio },
+                        ];
+                        // SAFETY: constructor ID and arguments match the descriptor.
+                        Ok::<_, Fail>(unsafe {
+                            env.new_object_unchecked(&ids.category, ids.category_new, &args)?
+                        })
+                    })?;
+                    env.set_object_array_element(&arr, i as jint, &o)?;
+                    env.delete_local_ref(o)?;
+                }
+                Ok(arr.into())
+            })
         })
     })
 }
@@ -337,48 +347,49 @@ pub extern "system" fn Java_slog2_api_Native_yMaps<'l>(
     h: jlong,
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
-        let f = file(h)?;
-        let ids = ids(env)?;
-        let maps = f.ycoordmaps();
-        env.with_local_frame_returning_local(8, |env| {
-            let arr = env.new_object_array(len(maps.len())?, &ids.ymap, JObject::null())?;
-            for (i, m) in maps.iter().enumerate() {
-                let o = env.with_local_frame_returning_local(8, |env| {
-                    let ncols = m.column_labels.len();
-                    let title = string(env, &m.title)?;
-                    let labels = strings(env, ids, &m.column_labels)?;
-                    let lines: Vec<i32> = m.rows.iter().map(|(l, _)| *l).collect();
-                    let mut values = Vec::with_capacity(m.rows.len() * ncols);
-                    for (line, v) in &m.rows {
-                        if v.len() != ncols {
-                            return Err(Fail::new(
-                                ErrorKind::Format,
-                                format!(
-                                "slog2: y-map {:?}: line {line} has {} values, expected {ncols}",
-                                m.title,
-                                v.len()
-                            ),
-                            ));
+        on_file(h, |f| {
+            let ids = ids(env)?;
+            let maps = f.ycoordmaps();
+            env.with_local_frame_returning_local(8, |env| {
+                let arr = env.new_object_array(len(maps.len())?, &ids.ymap, JObject::null())?;
+                for (i, m) in maps.iter().enumerate() {
+                    let o = env.with_local_frame_returning_local(8, |env| {
+                        let ncols = m.column_labels.len();
+                        let title = string(env, &m.title)?;
+                        let labels = strings(env, ids, &m.column_labels)?;
+                        let lines: Vec<i32> = m.rows.iter().map(|(l, _)| *l).collect();
+                        let mut values = Vec::with_capacity(m.rows.len() * ncols);
+                        for (line, v) in &m.rows {
+                            if v.len() != ncols {
+                                return Err(Fail::new(
+                                    ErrorKind::Format,
+                                    format!(
+                                    "slog2: y-map {:?}: line {line} has {} values, expected {ncols}",
+                                    m.title,
+                                    v.len()
+                                ),
+                                ));
+                            }
+                            values.extend_from_slice(v);
                         }
-                        values.extend_from_slice(v);
-                    }
-                    let lines = ints(env, &lines)?;
-                    let values = ints(env, &values)?;
-                    let methods = ints(env, &m.methods)?;
-                    let args = [
-                        jv(&title),
-                        jv(&labels),
-                        jv(&lines),
-                        jv(&values),
-                        jv(&methods),
-                    ];
-                    // SAFETY: constructor ID and arguments match the descriptor.
-                    Ok(unsafe { env.new_object_unchecked(&ids.ymap, ids.ymap_new, &args)? })
-                })?;
-                env.set_object_array_element(&arr, i as jint, &o)?;
-                env.delete_local_ref(o)?;
-            }
-            Ok(arr.into())
+                        let lines = ints(env, &lines)?;
+                        let values = ints(env, &values)?;
+                        let methods = ints(env, &m.methods)?;
+                        let args = [
+                            jv(&title),
+                            jv(&labels),
+                            jv(&lines),
+                            jv(&values),
+                            jv(&methods),
+                        ];
+                        // SAFETY: constructor ID and arguments match the descriptor.
+                        Ok(unsafe { env.new_object_unchecked(&ids.ymap, ids.ymap_new, &args)? })
+                    })?;
+                    env.set_object_array_element(&arr, i as jint, &o)?;
+                    env.delete_local_ref(o)?;
+                }
+                Ok(arr.into())
+            })
         })
     })
 }
@@ -393,8 +404,7 @@ pub extern "system" fn Java_slog2_api_Native_window<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let rows = file(h)?.window_rows(t0, t1)?;
-        drawables(env, ids, &rows)
+        on_file(h, |f| drawables(env, ids, &f.window_rows(t0, t1)?))
     })
 }
 
@@ -409,8 +419,7 @@ pub extern "system" fn Java_slog2_api_Native_preview<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let rows = file(h)?.preview_rows(t0, t1, depth)?;
-        drawables(env, ids, &rows)
+        on_file(h, |f| drawables(env, ids, &f.preview_rows(t0, t1, depth)?))
     })
 }
 
@@ -425,25 +434,45 @@ pub extern "system" fn Java_slog2_api_Native_popupText<'l>(
     n: jint,
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
-        let f = file(h)?;
-        let mut buf = vec![0i8; usize::try_from(n).unwrap_or(0)];
-        if n > 0 {
-            if info.is_null() {
-                return Err(Fail::new(
-                    ErrorKind::InvalidArgument,
-                    "slog2: info array is null",
-                ));
+        on_file(h, |f| {
+            let mut buf = vec![0i8; usize::try_from(n).unwrap_or(0)];
+            if n > 0 {
+                if info.is_null() {
+                    return Err(Fail::new(
+                        ErrorKind::InvalidArgument,
+                        "slog2: info array is null",
+                    ));
+                }
+                let total = env.get_array_length(&info)?;
+                if off < 0 || n < 0 || off > total - n {
+                    return Err(Fail::new(
+                        ErrorKind::InvalidArgument,
+                        format!(
+                            "slog2: info range {off}+{n} is outside the array of {total} bytes"
+                        ),
+                    ));
+                }
+                env.get_byte_array_region(&info, off, &mut buf)?;
             }
-            let total = env.get_array_length(&info)?;
-            if off < 0 || n < 0 || off > total - n {
-                return Err(Fail::new(
-                    ErrorKind::InvalidArgument,
-                    format!("slog2: info range {off}+{n} is outside the array of {total} bytes"),
-                ));
-            }
-            env.get_byte_array_region(&info, off, &mut buf)?;
-        }
-        let bytes: Vec<u8> = buf.into_iter().map(|b| b as u8).collect();
-        string(env, &f.info_text(category, &bytes))
+            let bytes: Vec<u8> = buf.into_iter().map(|b| b as u8).collect();
+            string(env, &f.info_text(category, &bytes))
+        })
+    })
+}
+
+/// Test hook, not API (package-private in Java, for `RetiredHandleTest`): a
+/// panic inside a call on handle `h`, so that a test can see the handle
+/// retired by the rule every native follows. It cannot do more harm than
+/// `close(h)`.
+#[no_mangle]
+pub extern "system" fn Java_slog2_api_Native_panicForTest(
+    mut env: JNIEnv,
+    _class: JClass,
+    h: jlong,
+) {
+    guard(&mut env, EXC, |_| {
+        on_file(h, |_| -> JResult<()> {
+            panic!("slog2: test hook: a panic inside a call on reader handle {h}")
+        })
     })
 }

@@ -6,7 +6,7 @@ use jni::objects::{JClass, JObject};
 use jni::sys::jlong;
 use jni::JNIEnv;
 
-use crate::api::{file, longs, string, EXC};
+use crate::api::{longs, on_file, string, EXC};
 use crate::guard;
 
 /// `{drawables, composites, members, primitives, rows}` then, per category
@@ -19,24 +19,26 @@ pub extern "system" fn Java_slog2_api_Native_counts<'l>(
     h: jlong,
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
-        let f = file(h)?;
-        let c = f.counts()?;
-        let i = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        let mut v = vec![
-            i(c.drawables),
-            i(c.composites),
-            i(c.members),
-            i(c.primitives()),
-            i(c.rows()),
-        ];
-        for k in &c.by_category {
-            v.extend([
-                i64::from(k.index),
-                i(k.drawables),
-                i(k.members),
-                k.stored.unwrap_or(-1),
-            ]);
-        }
+        let v = on_file(h, |f| {
+            let c = f.counts()?;
+            let i = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+            let mut v = vec![
+                i(c.drawables),
+                i(c.composites),
+                i(c.members),
+                i(c.primitives()),
+                i(c.rows()),
+            ];
+            for k in &c.by_category {
+                v.extend([
+                    i64::from(k.index),
+                    i(k.drawables),
+                    i(k.members),
+                    k.stored.unwrap_or(-1),
+                ]);
+            }
+            Ok(v)
+        })?;
         longs(env, &v)
     })
 }

@@ -147,7 +147,14 @@ fn set_handle(env: &mut JNIEnv, this: &JObject, ids: &Ids, h: i64) -> JResult<()
     Ok(env.set_field_unchecked(this, ids.filehandle, JValue::Long(h))?)
 }
 
-fn input_of(env: &mut JNIEnv, this: &JObject, ids: &Ids) -> JResult<std::sync::Arc<Handle>> {
+/// Run `f` on the reader of this `InputLog` (its `filehandle`), under the
+/// handle's lock; a panic inside retires the handle (`crate::call_on`).
+fn with_input<R>(
+    env: &mut JNIEnv,
+    this: &JObject,
+    ids: &Ids,
+    f: impl FnOnce(&mut Input) -> JResult<R>,
+) -> JResult<R> {
     let h = get_handle(env, this, ids)?;
     if h == 0 {
         return Err(Fail::new(
@@ -155,12 +162,13 @@ fn input_of(env: &mut JNIEnv, this: &JObject, ids: &Ids) -> JResult<std::sync::A
             "slog2 TraceInput: InputLog is not open (filehandle 0)",
         ));
     }
-    registry().get(key(h)).ok_or_else(|| {
-        Fail::new(
-            ErrorKind::Closed,
-            format!("slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"),
-        )
-    })
+    crate::call_on(
+        registry(),
+        h,
+        "slog2 TraceInput: file",
+        || format!("slog2 TraceInput: filehandle {h} is not an open trace (closed or invalid)"),
+        |hd| f(&mut lock(hd)),
+    )
 }
 
 /// `take` returned another kind than it was asked for (cannot happen).
@@ -300,17 +308,17 @@ pub extern "system" fn Java_logformat_trace_InputLog_peekNextKindIndex(
 ) -> jint {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let h = input_of(env, &this, ids)?;
-        let mut input = lock(&h);
-        let kind = input.peek_kind().map_err(|e| {
-            let msg = e.to_string();
-            let loc = input.source().location();
-            let msg = if loc.is_empty() || msg.contains(&loc) {
-                format!("slog2 TraceInput: {msg}")
-            } else {
-                format!("slog2 TraceInput: {msg} (at {loc})")
-            };
-            Fail::new(e.kind(), msg)
+        let kind = with_input(env, &this, ids, |input| {
+            input.peek_kind().map_err(|e| {
+                let msg = e.to_string();
+                let loc = input.source().location();
+                let msg = if loc.is_empty() || msg.contains(&loc) {
+                    format!("slog2 TraceInput: {msg}")
+                } else {
+                    format!("slog2 TraceInput: {msg} (at {loc})")
+                };
+                Fail::new(e.kind(), msg)
+            })
         })?;
         Ok(match kind {
             RecordKind::Eof => KIND_EOF,
@@ -331,9 +339,11 @@ fn take(
     want: RecordKind,
     call: &str,
 ) -> JResult<Record> {
-    let h = input_of(env, this, ids)?;
-    let r = lock(&h).take(want);
-    r.map_err(|e| Fail::new(e.kind(), format!("slog2 TraceInput: getNext{call}(): {e}")))
+    with_input(env, this, ids, |input| {
+        input
+            .take(want)
+            .map_err(|e| Fail::new(e.kind(), format!("slog2 TraceInput: getNext{call}(): {e}")))
+    })
 }
 
 fn jstring<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {

@@ -19,7 +19,9 @@
 //! Boundary rules, for both sets:
 //! * handles stored in Java (`long`) are keys into a `slog2_handles`
 //!   registry (the one the C ABI uses), never pointers; every call
-//!   validates its key;
+//!   validates its key, and a call that panics retires its handle
+//!   (`call_on`): later calls throw `ClosedException` ("retired") instead
+//!   of working on a half-updated object;
 //! * every native body runs under `guard`: a Rust error becomes a Java
 //!   exception carrying the library's message — for the viewer natives the
 //!   `slog2.api` subclass of `Slog2Exception` of its `ErrorKind`
@@ -32,9 +34,11 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
 use jni::JNIEnv;
 use slog2::ErrorKind;
+use slog2_handles::Missing;
 
 pub mod api;
 pub mod counts;
@@ -180,6 +184,43 @@ pub(crate) fn key(h: i64) -> u64 {
     h as u64
 }
 
+/// The object behind Java handle `h` of `reg`. An unknown or closed handle,
+/// and one retired after a panic, fail as [`ErrorKind::Closed`]; `closed`
+/// makes the message of the first (each set of natives words it for its
+/// users; made only on failure).
+pub(crate) fn lookup<T>(
+    reg: &Registry<T>,
+    h: i64,
+    what: &str,
+    closed: impl FnOnce() -> String,
+) -> JResult<Arc<T>> {
+    reg.lookup(key(h)).map_err(|why| match why {
+        Missing::Unknown => Fail::new(ErrorKind::Closed, closed()),
+        Missing::Retired => Fail::new(
+            ErrorKind::Closed,
+            format!(
+                "{what} handle {h} was retired: an earlier call on it met an internal error \
+                 (a panic, reported then), so its state is unknown"
+            ),
+        ),
+    })
+}
+
+/// Run `f` on the object of handle `h` ([`lookup`]); if `f` panics, the
+/// handle is retired before the panic reaches [`guard`] (which throws it as
+/// a `java.lang.Error`), so no later call works on a half-updated object —
+/// the rule the C ABI follows (`slog2_handles::Registry::retire_on_panic`).
+pub(crate) fn call_on<T, R>(
+    reg: &Registry<T>,
+    h: i64,
+    what: &str,
+    closed: impl FnOnce() -> String,
+    f: impl FnOnce(&T) -> JResult<R>,
+) -> JResult<R> {
+    let obj = lookup(reg, h, what, closed)?;
+    reg.retire_on_panic(key(h), || f(&obj))
+}
+
 /// A registry key as a Java `long` handle.
 pub(crate) fn handle(key: u64) -> i64 {
     key as i64
@@ -188,6 +229,34 @@ pub(crate) fn handle(key: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A call that panics retires its handle: the panic goes on to `guard`,
+    /// later calls fail as `Closed` saying "retired", a closed handle still
+    /// says "closed", other handles are untouched.
+    #[test]
+    fn call_on_retires_a_handle_whose_call_panicked() {
+        let reg: Registry<std::sync::Mutex<i32>> = Registry::new();
+        let (a, b) = (handle(reg.insert(0.into())), handle(reg.insert(0.into())));
+        let closed = || "closed".to_string();
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            call_on(&reg, a, "test", closed, |m| -> JResult<()> {
+                *m.lock().unwrap() = 1;
+                panic!("half done")
+            })
+        }));
+        assert!(caught.is_err(), "the panic continues to guard");
+        let msg = |r: JResult<i32>| match r {
+            Err(Fail::Lib { kind, msg }) => (kind, msg),
+            _ => panic!("expected a library failure"),
+        };
+        let (kind, m) = msg(call_on(&reg, a, "test", closed, |_| Ok(7)));
+        assert_eq!(kind, ErrorKind::Closed);
+        assert!(m.contains(&format!("test handle {a} was retired")), "{m}");
+        assert!(matches!(call_on(&reg, b, "test", closed, |_| Ok(7)), Ok(7)));
+        reg.remove(key(b));
+        let (kind, m) = msg(call_on(&reg, b, "test", closed, |_| Ok(7)));
+        assert_eq!((kind, m.as_str()), (ErrorKind::Closed, "closed"));
+    }
 
     /// Every error kind has its own `slog2.api` class, and each class is in
     /// the Java sources as a subclass of `Slog2Exception`.

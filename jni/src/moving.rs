@@ -7,7 +7,9 @@
 //! Both keep the reader's `Arc<Slog2File>` (the map stays valid) and the key
 //! of the reader they came from: once that `Slog2Reader` is closed, their
 //! calls throw, as the C API's scans do. A cursor or a scan serialises its
-//! own calls (a `Mutex`); different ones run concurrently.
+//! own calls (a `Mutex`); different ones run concurrently. A move or a batch
+//! that panics retires its cursor or scan (`crate::call_on`): its state is
+//! then unknown, and later calls throw `ClosedException` ("retired").
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -57,7 +59,8 @@ fn reader_open(key: jlong, what: &str) -> JResult<()> {
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // A panic inside a call is caught by `guard`; the object stays usable.
+    // A call that panicked retired its handle (`crate::call_on`); a poisoned
+    // lock is only met by a call that was already running then.
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -87,16 +90,18 @@ pub extern "system" fn Java_slog2_api_Native_cursorMove<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let obj = cursors().get(key(c)).ok_or_else(|| {
-            Fail::new(
-                ErrorKind::Closed,
-                format!("slog2: cursor handle {c} is closed or invalid"),
-            )
-        })?;
-        reader_open(obj.reader, "cursor")?;
-        let mut cur = lock(&obj.cur);
-        let rows = cur.move_to(&obj.file, t0, t1)?;
-        drawables_of(env, ids, rows, &ShadowWeights::default())
+        crate::call_on(
+            cursors(),
+            c,
+            "slog2: cursor",
+            || format!("slog2: cursor handle {c} is closed or invalid"),
+            |obj| {
+                reader_open(obj.reader, "cursor")?;
+                let mut cur = lock(&obj.cur);
+                let rows = cur.move_to(&obj.file, t0, t1)?;
+                drawables_of(env, ids, rows, &ShadowWeights::default())
+            },
+        )
     })
 }
 
@@ -146,26 +151,28 @@ pub extern "system" fn Java_slog2_api_Native_scanNext<'l>(
 ) -> JObject<'l> {
     guard(&mut env, EXC, |env| {
         let ids = ids(env)?;
-        let obj = scans().get(key(s)).ok_or_else(|| {
-            Fail::new(
-                ErrorKind::Closed,
-                format!("slog2: scan handle {s} is closed or invalid"),
-            )
-        })?;
-        reader_open(obj.reader, "scan")?;
-        if max_rows < 1 {
-            return Err(Fail::new(
-                ErrorKind::InvalidArgument,
-                format!("slog2: batch rows must be >= 1, not {max_rows}"),
-            ));
-        }
-        let mut st = lock(&obj.state);
-        let (scan, rows) = &mut *st;
-        // Info bytes per batch are bounded by Java's 2 GiB arrays.
-        if !scan.next_into(rows, max_rows as usize, 1 << 30)? {
-            return Ok(JObject::null());
-        }
-        drawables_of(env, ids, rows.view(), &ShadowWeights::default())
+        crate::call_on(
+            scans(),
+            s,
+            "slog2: scan",
+            || format!("slog2: scan handle {s} is closed or invalid"),
+            |obj| {
+                reader_open(obj.reader, "scan")?;
+                if max_rows < 1 {
+                    return Err(Fail::new(
+                        ErrorKind::InvalidArgument,
+                        format!("slog2: batch rows must be >= 1, not {max_rows}"),
+                    ));
+                }
+                let mut st = lock(&obj.state);
+                let (scan, rows) = &mut *st;
+                // Info bytes per batch are bounded by Java's 2 GiB arrays.
+                if !scan.next_into(rows, max_rows as usize, 1 << 30)? {
+                    return Ok(JObject::null());
+                }
+                drawables_of(env, ids, rows.view(), &ShadowWeights::default())
+            },
+        )
     })
 }
 

@@ -6,9 +6,7 @@ import java.util.Random;
 
 import base.drawable.Drawable;
 import base.drawable.TimeBoundingBox;
-import logformat.slog2.input.InputLog;
 import logformat.slog2.input.TreeTrunk;
-import logformat.slog2.input.TreeNode;
 
 /**
  * The reference Java reader doing WindowBench's jumps: slog2sdk's
@@ -17,11 +15,10 @@ import logformat.slog2.input.TreeNode;
  * them (nestable and nestless, composites). Compile and run against the
  * fetched jumpshot.jar (not in the repo):
  *
- *   javac -cp jumpshot.jar -d OUT RefWindowBench.java
+ *   javac -cp jumpshot.jar -d OUT RefTrunk.java RefWindowBench.java
  *   java -cp jumpshot.jar:OUT RefWindowBench FILE.slog2 NDRAWABLES [JUMPS] [SEED] [TARGET]
  *
- * Tree set-up as Jumpshot's (TimelinePanel/CanvasTimeline): start-time order,
- * initFromTreeTop, growInTreeWindow(root, depth_max - 4 + 1, root box).
+ * Tree set-up as Jumpshot's, shared with RefPlan (RefTrunk).
  */
 public class RefWindowBench {
     public static void main(String[] args) throws Exception {
@@ -30,22 +27,10 @@ public class RefWindowBench {
         int jumps = args.length > 2 ? Integer.parseInt(args[2]) : 10000;
         long seed = args.length > 3 ? Long.parseLong(args[3]) : 1;
         double target = args.length > 4 ? Double.parseDouble(args[4]) : 1000;
-        InputLog in = new InputLog(path);
-        // As PerfTest/Jumpshot: isSLOG2() reads the header that initialize() needs.
-        if (!in.isSLOG2()) {
-            throw new IllegalArgumentException(path + " is not an SLOG-2 file");
-        }
-        String err = in.getCompatibleHeader();
-        if (err != null) {
-            throw new IllegalArgumentException(err);
-        }
-        in.initialize();
-        TreeTrunk trunk = new TreeTrunk(in, Drawable.INCRE_STARTTIME_ORDER);
-        trunk.initFromTreeTop();
-        TreeNode root = trunk.getTreeRoot();
-        short depthInit = (short) Math.max(0, root.getTreeNodeID().depth - 4 + 1);
-        TimeBoundingBox rootBox = new TimeBoundingBox(root);
-        trunk.growInTreeWindow(root, depthInit, rootBox);
+        // Opened as Jumpshot opens it (RefTrunk: the top four levels in memory).
+        RefTrunk ref = new RefTrunk(path);
+        TreeTrunk trunk = ref.trunk;
+        TimeBoundingBox rootBox = ref.root;
         double t0 = rootBox.getEarliestTime(), t1 = rootBox.getLatestTime();
         double width = (t1 - t0) * target / ndrawables;
         TimeBoundingBox old = rootBox;
@@ -86,15 +71,11 @@ public class RefWindowBench {
         Runtime rt = Runtime.getRuntime();
         System.gc();
         System.out.printf("heap MB after GC at the end: %.1f%n", (rt.totalMemory() - rt.freeMemory()) / 1048576.0);
-        in.close();
+        ref.close();
     }
 
-    /** The (start, end) constructor is private in the jar's TimeBoundingBox. */
     static TimeBoundingBox box(double a, double b) {
-        TimeBoundingBox w = new TimeBoundingBox();
-        w.setEarliestTime(a);
-        w.setLatestTime(b);
-        return w;
+        return RefTrunk.box(a, b);
     }
 
     /** Drawables Jumpshot would draw in the window (nestable, then nestless). */

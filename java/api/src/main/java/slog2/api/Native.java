@@ -50,6 +50,14 @@ final class Native {
     static native String popupText(long h, int category, byte[] info, int off, int len)
             throws Slog2Exception;
 
+    /**
+     * Test hook, not API: a panic inside a call on handle {@code h}, thrown
+     * here as {@link Error}. The handle is retired by the rule every native
+     * follows (later calls throw {@link ClosedException} saying "retired"),
+     * so this can do no more than {@link #close(long)}.
+     */
+    static native void panicForTest(long h);
+
     static native long cursorOpen(long h) throws Slog2Exception;
 
     static native Drawables cursorMove(long c, double t0, double t1) throws Slog2Exception;

@@ -23,6 +23,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link Slog2Exception}. Results ({@link Drawables}, {@link Category},
  * {@link YMap}) are immutable and may be shared.
  *
+ * <p><b>Internal errors.</b> A panic inside the library (a bug) is thrown as
+ * {@link Error}, and the reader's handle is retired with it: the library's
+ * object may be half-updated, so every later call on this reader throws
+ * {@link ClosedException} saying "retired". Other readers, even of the same
+ * file, are not affected.
+ *
  * <p><b>A file that changes while open.</b> Nothing stops another process from
  * truncating or rewriting a file a reader has mapped (a {@code cp} over it). A
  * query that runs into such a change throws {@link Slog2Exception} ("… changed
