@@ -74,11 +74,19 @@
 //! (metrics [`Metric::Duration`] and [`Metric::Count`]; see [`mod@cube`]).
 //! [`Cube::sum_over_lines`] is the slices × categories time profile.
 
+pub mod criterion;
 pub mod cube;
 mod fold;
+pub mod hierarchy;
 mod lookup;
+pub mod spatiotemporal;
+pub mod temporal;
 mod walk;
 
+pub use criterion::{auto_p, curve, Criterion, CurvePoint, Part, Partition};
 pub use cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 pub use fold::{fold, fold_parts, fold_seq, Accumulator};
+pub use hierarchy::{Hierarchy, HierarchyNode};
+pub use spatiotemporal::SpatioTemporalQualities;
+pub use temporal::TemporalQualities;
 pub use walk::{CompositeRef, PrimitiveRef, Range, RecordAt, Select, Visitor};
