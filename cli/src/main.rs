@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod overview;
 mod query_out;
 mod signals;
 
@@ -121,6 +122,9 @@ enum Cmd {
         #[arg(long)]
         jar: Option<PathBuf>,
     },
+    /// Ocelotl's overview of a time range: the fewest parts (intervals, or hierarchy node × interval)
+    /// that lose the least information, under a parameter p (see `slog2::analysis`).
+    Overview(overview::OverviewArgs),
     /// Validate structure and invariants. Exit code 0: valid (maybe with warnings); 1: invalid; 2: unreadable.
     Check {
         file: PathBuf,
@@ -444,6 +448,7 @@ fn run(cli: Cli) -> Result<ExitCode, slog2::Error> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Bench(b) => bench(b),
+        Cmd::Overview(a) => overview::run(a),
         Cmd::View { file, jar } => Ok(view(&file, jar)),
         Cmd::Check { file, verbose } => {
             let f = match Slog2File::open(&file) {

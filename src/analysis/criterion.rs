@@ -180,7 +180,7 @@ pub fn auto_p(curve: &[CurvePoint]) -> f64 {
         let g = if g1 > 0.0 { c.gain / g1 } else { 0.0 };
         let l = if l1 > 0.0 { c.loss / l1 } else { 0.0 };
         let d = g - l;
-        if best.is_none_or(|(bd, _)| d >= bd - 1e-12) {
+        if best.is_none_or(|(bd, _)| d >= bd - 1e-9) {
             best = Some((d, c.p));
         }
     }

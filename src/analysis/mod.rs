@@ -73,12 +73,21 @@
 //! [`Cube`] is the overview's microscopic model `v[line][slice][category]`
 //! (metrics [`Metric::Duration`] and [`Metric::Count`]; see [`mod@cube`]).
 //! [`Cube::sum_over_lines`] is the slices × categories time profile.
+//!
+//! # The overview
+//!
+//! [`overview()`] is Ocelotl's aggregation on top of the cube: temporal
+//! ([`temporal`]) or spatiotemporal over a [`Hierarchy`] of the lines
+//! ([`spatiotemporal`]), with the criterion, ties, p-curve and `auto` p of
+//! [`criterion`], from a cube built now or rebinned from the [`cache`].
 
+pub mod cache;
 pub mod criterion;
 pub mod cube;
 mod fold;
 pub mod hierarchy;
 mod lookup;
+pub mod overview;
 pub mod spatiotemporal;
 pub mod temporal;
 mod walk;
@@ -86,6 +95,9 @@ mod walk;
 pub use criterion::{auto_p, curve, Criterion, CurvePoint, Part, Partition};
 pub use cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 pub use fold::{fold, fold_parts, fold_seq, Accumulator};
+pub use overview::{
+    overview, render_rects, CacheUse, Overview, OverviewSpec, PChoice, Rect, RectKind, Timings,
+};
 pub use hierarchy::{Hierarchy, HierarchyNode};
 pub use spatiotemporal::SpatioTemporalQualities;
 pub use temporal::TemporalQualities;
