@@ -26,6 +26,7 @@
 //!   exhaustive (no catch-all), so a new error kind cannot silently become
 //!   "bad argument".
 
+pub mod overview;
 pub mod slog2;
 pub mod trace;
 

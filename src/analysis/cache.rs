@@ -89,7 +89,11 @@ fn identity(file: &Slog2File, path: &Path) -> Option<(u64, i128, u64)> {
         .unwrap_or(0);
     let bytes = file.as_bytes();
     let mut h = fnv(&bytes[..bytes.len().min(crate::format::HEADER_SIZE)], FNV0);
-    if let Ok(r) = file.header().treedir.range("tree directory", file.file_len()) {
+    if let Ok(r) = file
+        .header()
+        .treedir
+        .range("tree directory", file.file_len())
+    {
         h = fnv(&bytes[r], h);
     }
     Some((meta.len(), mtime, h))
@@ -184,7 +188,9 @@ impl Rd<'_> {
         if n > self.0.len() / 4 {
             return None;
         }
-        (0..n).map(|_| self.take().map(i32::from_le_bytes)).collect()
+        (0..n)
+            .map(|_| self.take().map(i32::from_le_bytes))
+            .collect()
     }
 }
 
@@ -230,7 +236,12 @@ fn read_cache(
 /// The cube of `grid` from a finer cube over (at least) its range
 /// (module docs); `true` when exact.
 pub fn rebin(fine: &Cube, grid: Grid) -> Result<(Cube, bool)> {
-    let mut out = Cube::zeros(grid, fine.metric, fine.lines.clone(), fine.categories.clone())?;
+    let mut out = Cube::zeros(
+        grid,
+        fine.metric,
+        fine.lines.clone(),
+        fine.categories.clone(),
+    )?;
     let f = fine.grid;
     let row = fine.lines.len() * fine.categories.len();
     let eps = 1e-9 * f.width();

@@ -95,10 +95,10 @@ mod walk;
 pub use criterion::{auto_p, curve, Criterion, CurvePoint, Part, Partition};
 pub use cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 pub use fold::{fold, fold_parts, fold_seq, Accumulator};
+pub use hierarchy::{Hierarchy, HierarchyNode};
 pub use overview::{
     overview, render_rects, CacheUse, Overview, OverviewSpec, PChoice, Rect, RectKind, Timings,
 };
-pub use hierarchy::{Hierarchy, HierarchyNode};
 pub use spatiotemporal::SpatioTemporalQualities;
 pub use temporal::TemporalQualities;
 pub use walk::{CompositeRef, PrimitiveRef, Range, RecordAt, Select, Visitor};

@@ -93,6 +93,38 @@ pub struct Overview {
     pub curve: Vec<CurvePoint>,
     /// Wall seconds of each stage (for benchmarks).
     pub timings: Timings,
+    /// The qualities, kept so that another `p` costs one DP ([`Overview::set_p`]).
+    qualities: std::sync::Arc<Qualities>,
+}
+
+#[derive(Debug)]
+enum Qualities {
+    Temporal(TemporalQualities),
+    SpatioTemporal(SpatioTemporalQualities),
+}
+
+impl Qualities {
+    fn best(&self, p: f64) -> Partition {
+        match self {
+            Qualities::Temporal(q) => q.best(p),
+            Qualities::SpatioTemporal(q) => q.best(p),
+        }
+    }
+}
+
+impl Overview {
+    /// The aggregation at another `p` (one DP over the kept qualities: what
+    /// a viewer's p slider calls). The cube and the curve stay.
+    pub fn set_p(&mut self, p: f64) -> Result<()> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::InvalidArgument(format!("p = {p} is not in [0, 1]")));
+        }
+        self.partition = self.qualities.best(p);
+        self.p = p;
+        self.values = part_values(&self.cube, self.hierarchy.as_ref(), &self.partition);
+        self.modes = self.values.iter().map(|v| mode(v)).collect();
+        Ok(())
+    }
 }
 
 /// Wall seconds of the stages of [`overview`].
@@ -152,7 +184,11 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
     let eps = spec.bisect.unwrap_or(DEFAULT_BISECT);
     let mut run = |best: &dyn Fn(f64) -> Partition, timings: &mut Timings| {
         lap(&mut timings.qualities, &mut since);
-        let cv = if want_curve { curve(eps, best) } else { Vec::new() };
+        let cv = if want_curve {
+            curve(eps, best)
+        } else {
+            Vec::new()
+        };
         lap(&mut timings.curve, &mut since);
         let p = match spec.p {
             PChoice::Value(p) => p,
@@ -162,17 +198,15 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
         lap(&mut timings.best, &mut since);
         (p, part, cv)
     };
-    let (hierarchy, (p, partition, curve_pts)) = match &spec.spatiotemporal {
-        None => {
-            let q = TemporalQualities::new(&cube)?;
-            (None, run(&|p| q.best(p), &mut timings))
-        }
+    let (hierarchy, q) = match &spec.spatiotemporal {
+        None => (None, Qualities::Temporal(TemporalQualities::new(&cube)?)),
         Some(h) => {
             let hier = Hierarchy::parse(h.as_deref(), file.ycoordmaps(), &cube.lines)?;
             let q = SpatioTemporalQualities::new(&cube, hier.clone())?;
-            (Some(hier), run(&|p| q.best(p), &mut timings))
+            (Some(hier), Qualities::SpatioTemporal(q))
         }
     };
+    let (p, partition, curve_pts) = run(&|p| q.best(p), &mut timings);
     let values = part_values(&cube, hierarchy.as_ref(), &partition);
     let modes = values.iter().map(|v| mode(v)).collect();
     Ok(Overview {
@@ -186,6 +220,7 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
         modes,
         curve: curve_pts,
         timings,
+        qualities: std::sync::Arc::new(q),
     })
 }
 
