@@ -1,4 +1,5 @@
-"""Pictures with matplotlib: :func:`timeline` (Jumpshot-style) and :func:`durations`.
+"""Pictures with matplotlib: :func:`timeline` (Jumpshot-style), :func:`durations` and
+:func:`overview` (Ocelotl's aggregated overview, ``slog2._overview_plot``).
 
 The timeline follows Jumpshot's conventions: black background, one timeline per
 line ID (top to bottom), states as boxes in their category colour with nested
@@ -20,6 +21,7 @@ import numpy as np
 from . import _lib
 from ._reader import File, Rows
 from ._reader import open as _open
+from ._overview_plot import overview  # noqa: F401 - slog2.plot.overview
 
 
 def _file(f) -> tuple:

@@ -291,8 +291,8 @@ pub struct Rect {
 
 /// The rectangles of a spatiotemporal overview when a node needs at least
 /// `min_lines` lines to be drawn on its own (e.g. the lines per pixel of
-/// the picture): parts of thinner nodes are drawn as their topmost thin
-/// ancestor — striped when its parts share one time partition, crossed
+/// the picture): parts of thinner nodes are drawn as their nearest ancestor
+/// tall enough — striped when its parts share one time partition, crossed
 /// otherwise — coloured by the mode of their cell-weighted values
 /// (Ocelotl's visual aggregation). A temporal overview has no rectangles.
 pub fn render_rects(ov: &Overview, min_lines: f64) -> Vec<Rect> {
@@ -300,14 +300,14 @@ pub fn render_rects(ov: &Overview, min_lines: f64) -> Vec<Rect> {
         return Vec::new();
     };
     let thin = |n: usize| (h.nodes[n].lines.len() as f64) < min_lines;
-    // The topmost thin node on the path from the root to `n` (n itself if
-    // its parent is drawable).
+    // The nearest ancestor of a thin node tall enough to be drawn (the
+    // root at worst): its parts are drawn as that node.
     let top_thin = |mut n: usize| {
         while let Some(p) = h.nodes[n].parent {
-            if !thin(p) {
+            n = p;
+            if !thin(n) {
                 break;
             }
-            n = p;
         }
         n
     };
