@@ -237,7 +237,9 @@ fn text(w: &mut impl Write, f: &Slog2File, ov: &Overview) -> std::io::Result<()>
             })
             .collect();
         let node = match (p.node, &ov.hierarchy) {
-            (Some(n), Some(h)) => format!(" {} ({} lines)", h.nodes[n].label, h.nodes[n].lines.len()),
+            (Some(n), Some(h)) => {
+                format!(" {} ({} lines)", h.nodes[n].label, h.nodes[n].lines.len())
+            }
             _ => String::new(),
         };
         writeln!(
@@ -248,7 +250,11 @@ fn text(w: &mut impl Write, f: &Slog2File, ov: &Overview) -> std::io::Result<()>
             p.first,
             p.last,
             node,
-            if dom.is_empty() { "(empty)".to_string() } else { dom.join(", ") }
+            if dom.is_empty() {
+                "(empty)".to_string()
+            } else {
+                dom.join(", ")
+            }
         )?;
     }
     for pt in &ov.curve {

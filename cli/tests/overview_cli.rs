@@ -13,7 +13,10 @@ use slog2::Slog2File;
 fn slog2() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_slog2"));
     // Never the user's cache.
-    c.env("SLOG2_CACHE_DIR", std::env::temp_dir().join("slog2-overview-cli-test"));
+    c.env(
+        "SLOG2_CACHE_DIR",
+        std::env::temp_dir().join("slog2-overview-cli-test"),
+    );
     c
 }
 
@@ -36,13 +39,27 @@ fn demo(dir: &Path) -> PathBuf {
 }
 
 fn json(args: &[&str], file: &Path) -> Value {
-    let out = slog2().arg("overview").arg(file).args(args).args(["--format", "json"]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = slog2()
+        .arg("overview")
+        .arg(file)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn ints(v: &Value) -> Vec<i64> {
-    v.as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
 }
 
 /// Parts tile `slices` in time (temporal) or lines × slices (spatiotemporal).
@@ -53,7 +70,10 @@ fn check_parts(v: &Value) {
     let lines = ints(&v["lines"]);
     let mut cover = vec![0; lines.len() * n];
     for p in parts {
-        let (f, l) = (p["first"].as_u64().unwrap() as usize, p["last"].as_u64().unwrap() as usize);
+        let (f, l) = (
+            p["first"].as_u64().unwrap() as usize,
+            p["last"].as_u64().unwrap() as usize,
+        );
         assert!(f <= l && l < n);
         assert!(p["gain"].is_f64() && p["loss"].is_f64());
         let under: Vec<i64> = match p.get("node") {
@@ -71,14 +91,27 @@ fn check_parts(v: &Value) {
             }
         }
     }
-    assert!(cover.iter().all(|&c| c == 1), "parts do not tile: {cover:?}");
+    assert!(
+        cover.iter().all(|&c| c == 1),
+        "parts do not tile: {cover:?}"
+    );
 }
 
 #[test]
 fn demo_temporal_json_contract() {
     let dir = tempfile::tempdir().unwrap();
     let file = demo(dir.path());
-    let v = json(&["--slices", "20", "--cube", "--bisect", "0.001", "--no-cache"], &file);
+    let v = json(
+        &[
+            "--slices",
+            "20",
+            "--cube",
+            "--bisect",
+            "0.001",
+            "--no-cache",
+        ],
+        &file,
+    );
     let f = Slog2File::open(&file).unwrap();
     let tb = f.total_time();
     assert_eq!(v["t0"].as_f64().unwrap(), tb.start);
@@ -117,8 +150,14 @@ fn demo_temporal_json_contract() {
     }
     // auto p is a point of the curve; the parts are its partition.
     let p = v["p"].as_f64().unwrap();
-    let pt = curve.iter().find(|c| c["p"].as_f64() == Some(p)).expect("auto p on the curve");
-    assert_eq!(pt["parts"].as_u64().unwrap() as usize, v["parts"].as_array().unwrap().len());
+    let pt = curve
+        .iter()
+        .find(|c| c["p"].as_f64() == Some(p))
+        .expect("auto p on the curve");
+    assert_eq!(
+        pt["parts"].as_u64().unwrap() as usize,
+        v["parts"].as_array().unwrap().len()
+    );
     // p = 1: one part; p = 0: every slice (the demo's slices all differ).
     let one = json(&["--slices", "20", "--p", "1", "--no-cache"], &file);
     assert_eq!(one["parts"].as_array().unwrap().len(), 1);
@@ -127,21 +166,50 @@ fn demo_temporal_json_contract() {
     assert_eq!(all["parts"].as_array().unwrap().len(), 20);
     // count: every category; a zoom; the cache gives the same cube when
     // edges align (whole range, 20 slices of 1000 cached).
-    let cnt = json(&["--slices", "20", "--metric", "count", "--cube", "--p", "0.5"], &file);
+    let cnt = json(
+        &[
+            "--slices", "20", "--metric", "count", "--cube", "--p", "0.5",
+        ],
+        &file,
+    );
     assert_eq!(ints(&cnt["categories"]), vec![0, 1, 2, 3, 4, 5, 9]);
     assert_eq!(cnt["exact"], true);
-    let exact = json(&["--slices", "20", "--metric", "count", "--cube", "--p", "0.5", "--no-cache"], &file);
+    let exact = json(
+        &[
+            "--slices",
+            "20",
+            "--metric",
+            "count",
+            "--cube",
+            "--p",
+            "0.5",
+            "--no-cache",
+        ],
+        &file,
+    );
     let close = |a: &Value, b: &Value| {
         let (a, b) = (a.as_array().unwrap(), b.as_array().unwrap());
-        a.iter().flat_map(|l| l.as_array().unwrap()).flat_map(|s| s.as_array().unwrap())
-            .zip(b.iter().flat_map(|l| l.as_array().unwrap()).flat_map(|s| s.as_array().unwrap()))
+        a.iter()
+            .flat_map(|l| l.as_array().unwrap())
+            .flat_map(|s| s.as_array().unwrap())
+            .zip(
+                b.iter()
+                    .flat_map(|l| l.as_array().unwrap())
+                    .flat_map(|s| s.as_array().unwrap()),
+            )
             .all(|(x, y)| (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-9)
     };
     assert!(close(&cnt["cube"], &exact["cube"]));
-    let zoom = json(&["--slices", "7", "--from", "0.0002", "--to", "0.0009"], &file);
+    let zoom = json(
+        &["--slices", "7", "--from", "0.0002", "--to", "0.0009"],
+        &file,
+    );
     assert_eq!(zoom["t0"], 0.0002);
     assert_eq!(zoom["t1"], 0.0009);
-    assert_eq!(zoom["exact"], false, "7 slices of a zoom do not fall on cached edges");
+    assert_eq!(
+        zoom["exact"], false,
+        "7 slices of a zoom do not fall on cached edges"
+    );
     check_parts(&zoom);
 }
 
@@ -149,7 +217,16 @@ fn demo_temporal_json_contract() {
 fn multilevel_spatiotemporal_json_contract() {
     let file = fixtures().join("clog2/threads.slog2");
     let v = json(
-        &["--slices", "12", "--spatiotemporal", "--hierarchy", "Process-Thread View", "--p", "0.6", "--no-cache"],
+        &[
+            "--slices",
+            "12",
+            "--spatiotemporal",
+            "--hierarchy",
+            "Process-Thread View",
+            "--p",
+            "0.6",
+            "--no-cache",
+        ],
         &file,
     );
     assert_eq!(v["aggregation"], "spatiotemporal");
@@ -187,16 +264,41 @@ fn multilevel_spatiotemporal_json_contract() {
         assert!(p.get("node").is_some());
     }
     // Default hierarchy: fanout:8; --hierarchy without --spatiotemporal is an error.
-    let d = json(&["--slices", "6", "--spatiotemporal", "--p", "0.9", "--no-cache"], &file);
+    let d = json(
+        &[
+            "--slices",
+            "6",
+            "--spatiotemporal",
+            "--p",
+            "0.9",
+            "--no-cache",
+        ],
+        &file,
+    );
     assert_eq!(d["hierarchy"][0]["label"], "group");
     check_parts(&d);
-    let bad = slog2().arg("overview").arg(&file).args(["--hierarchy", "fanout:4"]).output().unwrap();
+    let bad = slog2()
+        .arg("overview")
+        .arg(&file)
+        .args(["--hierarchy", "fanout:4"])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
-    let bad = slog2().arg("overview").arg(&file).args(["--spatiotemporal", "--hierarchy", "nope"]).output().unwrap();
+    let bad = slog2()
+        .arg("overview")
+        .arg(&file)
+        .args(["--spatiotemporal", "--hierarchy", "nope"])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("Process-Thread View"));
     // Text: one line per part.
-    let out = slog2().arg("overview").arg(&file).args(["--slices", "6", "--p", "1", "--no-cache"]).output().unwrap();
+    let out = slog2()
+        .arg("overview")
+        .arg(&file)
+        .args(["--slices", "6", "--p", "1", "--no-cache"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text.lines().nth(1).unwrap().contains("slices 0-5"));

@@ -37,8 +37,9 @@ fn main() -> Result<()> {
     })?;
     // Per rank: the end of its last state. The next rank to run is the one
     // whose last state ended first (a heap), so end times never decrease.
-    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, i32)>> =
-        (0..ranks).map(|r| std::cmp::Reverse((r as u64, r))).collect();
+    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, i32)>> = (0..ranks)
+        .map(|r| std::cmp::Reverse((r as u64, r)))
+        .collect();
     let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = || {
         rng ^= rng << 13;
