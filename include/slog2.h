@@ -189,10 +189,12 @@ typedef struct SLOG2_Overview_params {
    */
   double bisect;
   /*
-   0: read the drawables (exact); 1: the cube cache ($SLOG2_CACHE_DIR, else
-   $XDG_CACHE_HOME/slog2, else ~/.cache/slog2), built on first use.
+   0 (the default, as in every binding): answer from the cube cache
+   ($SLOG2_CACHE_DIR, else $XDG_CACHE_HOME/slog2, else ~/.cache/slog2), built
+   on first use; slices finer than the cached ones read the drawables. 1: read
+   the drawables (always exact).
    */
-  int use_cache;
+  int no_cache;
 } SLOG2_Overview_params;
 
 /*

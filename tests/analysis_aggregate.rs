@@ -233,6 +233,23 @@ proptest! {
             prop_assert_eq!(got.parts[0].node, Some(0));
         }
     }
+
+    /// The spatiotemporal curve with its cell cache (each run reusing the
+    /// lines the earlier runs proved) is the curve of plain runs.
+    #[test]
+    fn spatiotemporal_curve_equals_plain_runs(c in cube(), k in 2usize..4, eps in prop_oneof![Just(0.001), Just(0.05)]) {
+        let h = Hierarchy::fanout(&c.lines, k).unwrap();
+        let q = SpatioTemporalQualities::new(&c, h).unwrap();
+        let fast = q.curve(eps);
+        let plain = curve(eps, |p| q.best(p));
+        let tol = 1e-9 * q.scale().abs() + 1e-12;
+        prop_assert_eq!(fast.len(), plain.len(), "{:?} vs {:?}", fast, plain);
+        for (a, b) in fast.iter().zip(&plain) {
+            prop_assert_eq!(a.p, b.p);
+            prop_assert_eq!(a.parts, b.parts);
+            prop_assert!((a.gain - b.gain).abs() <= tol && (a.loss - b.loss).abs() <= tol, "{:?} vs {:?}", a, b);
+        }
+    }
 }
 
 /// Every partition of node `h` over slices `i..=j` (module docs of

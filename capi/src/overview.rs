@@ -56,9 +56,11 @@ pub struct SLOG2_Overview_params {
     pub p: f64,
     /// > 0: compute the p-curve by bisection down to this threshold (auto p uses 0.001 when 0).
     pub bisect: f64,
-    /// 0: read the drawables (exact); 1: the cube cache ($SLOG2_CACHE_DIR, else
-    /// $XDG_CACHE_HOME/slog2, else ~/.cache/slog2), built on first use.
-    pub use_cache: c_int,
+    /// 0 (the default, as in every binding): answer from the cube cache
+    /// ($SLOG2_CACHE_DIR, else $XDG_CACHE_HOME/slog2, else ~/.cache/slog2), built
+    /// on first use; slices finer than the cached ones read the drawables. 1: read
+    /// the drawables (always exact).
+    pub no_cache: c_int,
 }
 
 /// Counts and scalars of an overview.
@@ -180,10 +182,10 @@ pub unsafe extern "C" fn SLOG2_Overview_open(
                 PChoice::Value(prm.p)
             },
             bisect: (prm.bisect > 0.0).then_some(prm.bisect),
-            cache: if prm.use_cache != 0 {
-                CacheUse::Default
-            } else {
+            cache: if prm.no_cache != 0 {
                 CacheUse::Off
+            } else {
+                CacheUse::default()
             },
         };
         let r = core(overview(file, &spec))?;

@@ -28,7 +28,7 @@ class _Params(ctypes.Structure):
         ("hierarchy", ctypes.c_char_p),
         ("p", ctypes.c_double),
         ("bisect", ctypes.c_double),
-        ("use_cache", c_int),
+        ("no_cache", c_int),
     ]
 
 
@@ -188,7 +188,7 @@ class Overview:
 def overview(file, slices: int = 100, t0: Optional[float] = None, t1: Optional[float] = None,
              metric: str = "duration", spatiotemporal: bool = False,
              hierarchy: Optional[str] = None, p: Union[float, str] = "auto",
-             bisect: Optional[float] = None, cache: bool = False) -> Overview:
+             bisect: Optional[float] = None, cache: bool = True) -> Overview:
     if metric not in ("duration", "count"):
         raise ValueError(f"metric {metric!r}: duration or count")
     prm = _Params(
@@ -199,7 +199,7 @@ def overview(file, slices: int = 100, t0: Optional[float] = None, t1: Optional[f
         hierarchy.encode() if hierarchy else None,
         -1.0 if p == "auto" else float(p),
         float(bisect) if bisect else 0.0,
-        1 if cache else 0,
+        0 if cache else 1,
     )
     h = ctypes.c_void_p()
     check(L.SLOG2_Overview_open(file._h, byref(prm), byref(h)), "SLOG2_Overview_open")

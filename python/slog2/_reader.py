@@ -531,8 +531,10 @@ class File:
         """Ocelotl's overview of ``[t0, t1]`` (default: the whole file) in ``slices``
         slices: ``metric`` ("duration" or "count"), ``spatiotemporal`` with
         ``hierarchy`` (a y-map title or "fanout:K"), ``p`` (a number in [0, 1] or
-        "auto"), ``bisect`` (the p-curve's threshold), ``cache`` (answer from the cube
-        cache). Returns a :class:`slog2._overview.Overview`: numpy ``cube``
+        "auto"), ``bisect`` (the p-curve's threshold), ``cache`` (default True, as in
+        every binding: answer from the cube cache in ``$SLOG2_CACHE_DIR``,
+        ``$XDG_CACHE_HOME/slog2`` or ``~/.cache/slog2``, built on first use; False
+        reads the drawables). Returns a :class:`slog2._overview.Overview`: numpy ``cube``
         (lines, slices, categories), pandas ``parts``, ``hierarchy``, ``curve``."""
         from ._overview import overview
 

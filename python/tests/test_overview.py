@@ -1,12 +1,20 @@
 """File.overview and slog2.plot.overview: the numpy cube against a brute-force sum
 of the window's states, the parts tiling slices (temporal) or lines x slices
-(spatiotemporal), the curve, set_p, the pictures written."""
+(spatiotemporal), the curve, set_p, the pictures written; the cube cache (the default)."""
 
 import numpy as np
 import pytest
 
 import slog2
 from conftest import SHARED
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    """Every test's cube cache in its own directory (never the user's)."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("SLOG2_CACHE_DIR", str(d))
+    return d
 
 
 @pytest.fixture
@@ -32,8 +40,9 @@ def brute_cube(f, ov):
 
 
 def test_temporal_overview(demo, tmp_path):
-    ov = demo.overview(12, bisect=0.001)
+    ov = demo.overview(12, bisect=0.001, cache=False)
     assert (ov.t0, ov.t1) == demo.total_time
+    assert ov.exact and not ov.from_cache
     assert ov.cube.shape == (len(ov.lines), 12, len(ov.categories))
     assert np.allclose(ov.cube, brute_cube(demo, ov), rtol=1e-9, atol=1e-12)
     parts = ov.parts
@@ -71,3 +80,20 @@ def test_spatiotemporal_overview(demo, tmp_path):
         demo.overview(6, spatiotemporal=True, hierarchy="no such map")
     with pytest.raises(slog2.ArgumentError):
         demo.overview(0)
+
+
+def test_cache_is_the_default(demo, cache_dir):
+    exact = demo.overview(10, cache=False)
+    first = demo.overview(10)
+    again = demo.overview(10)
+    assert not first.from_cache and again.from_cache
+    assert list(cache_dir.iterdir()), "the cache file is written"
+    # 10 slices of the whole range fall on cached edges: exact, the same cube.
+    assert first.exact and again.exact
+    assert np.allclose(again.cube, exact.cube, rtol=1e-9, atol=1e-15)
+    # 7 slices do not: proportionally split, and said so.
+    assert not demo.overview(7).exact
+    # Slices finer than the cached ones read the drawables: exact.
+    t0, t1 = demo.total_time
+    fine = demo.overview(5, t0=t0, t1=t0 + (t1 - t0) / 2000)
+    assert fine.exact and not fine.from_cache

@@ -68,8 +68,18 @@ pub fn cache_dir() -> Option<PathBuf> {
         .map(|h| PathBuf::from(h).join(".cache").join("slog2"))
 }
 
+/// FNV-1a over 8-byte words (then the tail bytes): a fingerprint, not a
+/// defence; word-wise because the tree directory of a 10⁸-drawable file is
+/// a few MB and this runs on every overview.
 fn fnv(bytes: &[u8], mut h: u64) -> u64 {
-    for &b in bytes {
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    for w in words {
+        h ^= u64::from_le_bytes(w.try_into().unwrap_or_default());
+        h = h.wrapping_mul(0x100_0000_01b3);
+        h ^= h >> 29;
+    }
+    for &b in tail {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x100_0000_01b3);
     }

@@ -15,40 +15,46 @@
 //! unit does not matter) and are not normalised (Ocelotl's default).
 //!
 //! **Ties** go to the partition with fewer parts. Qualities are sums of
-//! floating-point terms computed in different orders, so "equal" means
-//! within [`Criterion::tol`]: `1e-9 × (gain + loss of the one-part
-//! partition)`, the largest scale of the problem. Consequences: `p = 1`
-//! always gives one part (gain is superadditive, so one part is optimal, and
-//! ties go to it); `p = 0` gives the microscopic partition up to lossless
-//! merges (neighbours whose cells are proportional lose nothing when merged,
-//! and the tie goes to the merge).
+//! floating-point terms computed in different orders, so two partitions
+//! that are equal in exact arithmetic differ by rounding; the dynamic
+//! programmes therefore charge every part a tiny cost,
+//! [`Criterion::part_cost`] = [`PART_COST`] × (gain + loss of the one-part
+//! partition, the largest scale of the problem), and maximise
+//! `Σ (pIC − part_cost)`. Between two partitions whose values differ by
+//! less than the cost of their extra parts, the one with fewer parts wins;
+//! the cost is 10⁴ times the rounding of the sums and far below any real
+//! difference. Being a plain sum, the penalised criterion keeps the
+//! programmes exact and their inner loops a plain `max` (vectorised,
+//! [`super::kernel`]). Consequences: `p = 1` always gives one part (gain is
+//! superadditive, so one part is optimal, and ties go to it); `p = 0` gives
+//! the microscopic partition up to lossless merges (neighbours whose cells
+//! are proportional lose nothing when merged, and the tie goes to the
+//! merge).
 //!
 //! **The p-curve** ([`curve`]): the best partitions at `p = 0` and `p = 1`,
 //! then bisection of `[p1, p2]` while the two ends' partitions differ and
 //! `p2 − p1 > eps` (Ocelotl: `eps = 0.001`). It lists each distinct
 //! partition once, at the smallest `p` sampled for it, in increasing `p`
-//! (so decreasing parts). **`auto` p** ([`auto_p`]) is the point of the
+//! (so decreasing parts). Partitions are told apart by their point (gain,
+//! loss, parts; [`SAME_POINT`]): two partitions with the same point are
+//! ties the curve cannot show apart, and since the best value is a convex
+//! function of `p`, a partition best at both ends of `[p1, p2]` is best
+//! throughout, so the bisection stops there. **`auto` p** ([`auto_p`]) is the point of the
 //! curve where the normalised gain (`gain / gain(p=1)`) and normalised loss
 //! (`loss / loss(p=1)`) are farthest apart, `ĝ − l̂` largest (ties: the
 //! larger `p`, fewer parts): the knee past which aggregating further loses
 //! much more than it simplifies. (Ocelotl offers several such policies; its
 //! default picks the largest jump between consecutive points of the curve.)
 
-/// `x log2 x`, 0 for `x <= 0`.
-#[inline(always)]
-pub(crate) fn xlog2x(x: f64) -> f64 {
-    if x > 0.0 {
-        x * x.log2()
-    } else {
-        0.0
-    }
-}
+/// The cost of one part, relative to the problem's scale (module docs).
+pub const PART_COST: f64 = 1e-11;
 
-/// The criterion at one `p`, with the tie tolerance of a problem.
+/// The criterion at one `p`, with the part cost of a problem.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Criterion {
     pub p: f64,
-    pub tol: f64,
+    /// What each part costs (module docs: ties).
+    pub part_cost: f64,
 }
 
 impl Criterion {
@@ -56,7 +62,7 @@ impl Criterion {
     pub fn new(p: f64, scale: f64) -> Criterion {
         Criterion {
             p,
-            tol: 1e-9 * scale.abs(),
+            part_cost: PART_COST * scale.abs(),
         }
     }
 
@@ -65,11 +71,10 @@ impl Criterion {
         self.p * gain - (1.0 - self.p) * loss
     }
 
-    /// Whether `(v, parts)` beats `(best, best_parts)`: larger by more than
-    /// the tolerance, or as large with fewer parts.
+    /// What the programmes maximise per part: its pIC less the part cost.
     #[inline(always)]
-    pub fn better(&self, v: f64, parts: u32, best: f64, best_parts: u32) -> bool {
-        v > best + self.tol || (v >= best - self.tol && parts < best_parts)
+    pub fn value(&self, gain: f64, loss: f64) -> f64 {
+        self.pic(gain, loss) - self.part_cost
     }
 }
 
@@ -101,16 +106,6 @@ impl Partition {
         let loss = parts.iter().map(|p| p.loss).sum();
         Partition { parts, gain, loss }
     }
-
-    /// The same parts (the gains and losses follow from them).
-    fn same(&self, o: &Partition) -> bool {
-        self.parts.len() == o.parts.len()
-            && self
-                .parts
-                .iter()
-                .zip(&o.parts)
-                .all(|(a, b)| (a.node, a.first, a.last) == (b.node, b.first, b.last))
-    }
 }
 
 /// One point of the p-curve: a distinct best partition and the smallest
@@ -123,9 +118,48 @@ pub struct CurvePoint {
     pub parts: usize,
 }
 
+/// What the p-curve needs of a best partition: its sums and size.
+pub(crate) trait CurveSample: Clone {
+    fn gain(&self) -> f64;
+    fn loss(&self) -> f64;
+    fn parts(&self) -> usize;
+}
+
+/// Curve points closer than this share of the problem's scale (gain + loss
+/// of the one-part partition) are the same point: the same partition, or
+/// partitions of equal gain, loss and size (ties, indistinguishable on the
+/// curve).
+pub const SAME_POINT: f64 = 1e-10;
+
+fn same_point<S: CurveSample>(a: &S, b: &S, tol: f64) -> bool {
+    a.parts() == b.parts()
+        && (a.gain() - b.gain()).abs() <= tol
+        && (a.loss() - b.loss()).abs() <= tol
+}
+
+impl CurveSample for Partition {
+    fn gain(&self) -> f64 {
+        self.gain
+    }
+    fn loss(&self) -> f64 {
+        self.loss
+    }
+    fn parts(&self) -> usize {
+        self.parts.len()
+    }
+}
+
 /// The p-curve of an aggregation whose best partition at `p` is `best(p)`
 /// (module docs). `eps` must be positive.
-pub fn curve(eps: f64, mut best: impl FnMut(f64) -> Partition) -> Vec<CurvePoint> {
+pub fn curve(eps: f64, best: impl FnMut(f64) -> Partition) -> Vec<CurvePoint> {
+    curve_of(eps, best)
+}
+
+/// [`curve`] over any summary of the best partitions.
+pub(crate) fn curve_of<S: CurveSample>(
+    eps: f64,
+    mut best: impl FnMut(f64) -> S,
+) -> Vec<CurvePoint> {
     let eps = if eps.is_finite() && eps > 0.0 {
         eps
     } else {
@@ -133,12 +167,13 @@ pub fn curve(eps: f64, mut best: impl FnMut(f64) -> Partition) -> Vec<CurvePoint
     };
     let lo = best(0.0);
     let hi = best(1.0);
-    let mut out: Vec<(f64, Partition)> = vec![(0.0, lo.clone())];
-    bisect(0.0, 1.0, &lo, &hi, eps, &mut best, &mut out);
+    let tol = SAME_POINT * (hi.gain() + hi.loss()).abs();
+    let mut out: Vec<(f64, S)> = vec![(0.0, lo.clone())];
+    bisect(0.0, 1.0, &lo, &hi, eps, tol, &mut best, &mut out);
     out.push((1.0, hi));
-    let mut pts: Vec<(f64, Partition)> = Vec::with_capacity(out.len());
+    let mut pts: Vec<(f64, S)> = Vec::with_capacity(out.len());
     for (p, part) in out {
-        if pts.last().is_some_and(|(_, q)| q.same(&part)) {
+        if pts.last().is_some_and(|(_, q)| same_point(q, &part, tol)) {
             continue;
         }
         pts.push((p, part));
@@ -146,30 +181,32 @@ pub fn curve(eps: f64, mut best: impl FnMut(f64) -> Partition) -> Vec<CurvePoint
     pts.into_iter()
         .map(|(p, q)| CurvePoint {
             p,
-            gain: q.gain,
-            loss: q.loss,
-            parts: q.parts.len(),
+            gain: q.gain(),
+            loss: q.loss(),
+            parts: q.parts(),
         })
         .collect()
 }
 
-fn bisect(
+#[allow(clippy::too_many_arguments)]
+fn bisect<S: CurveSample>(
     p1: f64,
     p2: f64,
-    a: &Partition,
-    b: &Partition,
+    a: &S,
+    b: &S,
     eps: f64,
-    best: &mut impl FnMut(f64) -> Partition,
-    out: &mut Vec<(f64, Partition)>,
+    tol: f64,
+    best: &mut impl FnMut(f64) -> S,
+    out: &mut Vec<(f64, S)>,
 ) {
-    if a.same(b) || p2 - p1 <= eps {
+    if same_point(a, b, tol) || p2 - p1 <= eps {
         return;
     }
     let p = p1 + (p2 - p1) / 2.0;
     let m = best(p);
-    bisect(p1, p, a, &m, eps, best, out);
+    bisect(p1, p, a, &m, eps, tol, best, out);
     out.push((p, m.clone()));
-    bisect(p, p2, &m, b, eps, best, out);
+    bisect(p, p2, &m, b, eps, tol, best, out);
 }
 
 /// The `auto` p of a curve (module docs); 1 for an empty curve.
@@ -225,13 +262,10 @@ mod tests {
     }
 
     #[test]
-    fn ties_go_to_fewer_parts() {
-        let c = Criterion::new(0.5, 10.0);
-        assert!(!c.better(1.0 + 1e-12, 3, 1.0, 2));
-        assert!(c.better(1.0 - 1e-12, 1, 1.0, 2));
-        assert!(c.better(1.1, 9, 1.0, 2));
-        assert_eq!(xlog2x(0.0), 0.0);
-        assert_eq!(xlog2x(-1.0), 0.0);
-        assert_eq!(xlog2x(4.0), 8.0);
+    fn parts_cost_a_tiny_share_of_the_scale() {
+        let c = Criterion::new(0.25, -10.0);
+        assert!((c.part_cost - 1e-10).abs() < 1e-24);
+        assert_eq!(c.pic(4.0, 2.0), 1.0 - 1.5);
+        assert_eq!(c.value(4.0, 2.0), -0.5 - c.part_cost);
     }
 }

@@ -86,6 +86,7 @@ pub mod criterion;
 pub mod cube;
 mod fold;
 pub mod hierarchy;
+mod kernel;
 mod lookup;
 pub mod overview;
 pub mod spatiotemporal;

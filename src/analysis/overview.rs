@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::read::Slog2File;
 
-use super::cache::{cache_dir, cached_cube, rebin};
+use super::cache::{cache_dir, cached_cube, rebin, CACHE_SLICES};
 use super::criterion::{auto_p, curve, CurvePoint, Partition};
 use super::cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 use super::hierarchy::Hierarchy;
@@ -28,6 +28,17 @@ pub enum PChoice {
 }
 
 /// Where the cube comes from.
+///
+/// **The default, in every skin, is the cache** ([`CacheUse::Default`]: the
+/// CLI without `--no-cache`, C with `no_cache = 0` — a zeroed parameter
+/// struct —, Python `cache=True`, Java `Overview.Spec.cache(true)`): the
+/// first overview of a file reads its drawables once into the cache, and
+/// every later one, of any zoom and slice count, is rebinned from it in
+/// milliseconds. A request whose slices are narrower than the cached ones
+/// (a deep zoom) reads the drawables of its range instead, since a
+/// proportional split would only spread the cached values evenly; so does
+/// a file without a path (held in memory). [`Overview::exact`] says whether
+/// the cube is exact; [`CacheUse::Off`] always reads the drawables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CacheUse {
     /// Read the drawables (exact).
@@ -36,6 +47,13 @@ pub enum CacheUse {
     Default,
     /// This directory.
     Dir(PathBuf),
+}
+
+impl Default for CacheUse {
+    /// [`CacheUse::Default`]: the cache (see the type's docs).
+    fn default() -> Self {
+        CacheUse::Default
+    }
 }
 
 /// What to compute.
@@ -65,7 +83,7 @@ impl OverviewSpec {
             spatiotemporal: None,
             p: PChoice::Auto,
             bisect: None,
-            cache: CacheUse::Off,
+            cache: CacheUse::default(),
         }
     }
 }
@@ -108,6 +126,13 @@ impl Qualities {
         match self {
             Qualities::Temporal(q) => q.best(p),
             Qualities::SpatioTemporal(q) => q.best(p),
+        }
+    }
+
+    fn curve(&self, eps: f64) -> Vec<CurvePoint> {
+        match self {
+            Qualities::Temporal(q) => curve(eps, |p| q.best(p)),
+            Qualities::SpatioTemporal(q) => q.curve(eps),
         }
     }
 }
@@ -167,7 +192,10 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
         CacheUse::Default => cache_dir(),
         CacheUse::Dir(d) => Some(d.clone()),
     };
-    let (cube, exact, from_cache) = if spec.cache == CacheUse::Off {
+    // Slices finer than the cached ones read the drawables (CacheUse docs).
+    let finer = grid.width() < (total.end - total.start) / CACHE_SLICES as f64;
+    let (cube, exact, from_cache) = if spec.cache == CacheUse::Off || finer || file.path().is_none()
+    {
         let mut cs = CubeSpec::new(grid.n, spec.metric);
         cs.t0 = Some(grid.t0);
         cs.t1 = Some(grid.t1);
@@ -182,19 +210,15 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
     lap(&mut timings.cube, &mut since);
     let want_curve = spec.bisect.is_some() || spec.p == PChoice::Auto;
     let eps = spec.bisect.unwrap_or(DEFAULT_BISECT);
-    let mut run = |best: &dyn Fn(f64) -> Partition, timings: &mut Timings| {
+    let mut run = |q: &Qualities, timings: &mut Timings| {
         lap(&mut timings.qualities, &mut since);
-        let cv = if want_curve {
-            curve(eps, best)
-        } else {
-            Vec::new()
-        };
+        let cv = if want_curve { q.curve(eps) } else { Vec::new() };
         lap(&mut timings.curve, &mut since);
         let p = match spec.p {
             PChoice::Value(p) => p,
             PChoice::Auto => auto_p(&cv),
         };
-        let part = best(p);
+        let part = q.best(p);
         lap(&mut timings.best, &mut since);
         (p, part, cv)
     };
@@ -206,7 +230,7 @@ pub fn overview(file: &Slog2File, spec: &OverviewSpec) -> Result<Overview> {
             (Some(hier), Qualities::SpatioTemporal(q))
         }
     };
-    let (p, partition, curve_pts) = run(&|p| q.best(p), &mut timings);
+    let (p, partition, curve_pts) = run(&q, &mut timings);
     let values = part_values(&cube, hierarchy.as_ref(), &partition);
     let modes = values.iter().map(|v| mode(v)).collect();
     Ok(Overview {
