@@ -23,14 +23,14 @@ use slog2::Slog2File;
 
 use crate::{guard, Fail, JResult, Registry};
 
-const EXC: &str = "slog2/api/Slog2Exception";
+pub(crate) const EXC: &str = "slog2/api/Slog2Exception";
 
-fn registry() -> &'static Registry<Slog2File> {
+pub(crate) fn registry() -> &'static Registry<Slog2File> {
     static R: OnceLock<Registry<Slog2File>> = OnceLock::new();
     R.get_or_init(Registry::new)
 }
 
-fn file(h: jlong) -> JResult<Arc<Slog2File>> {
+pub(crate) fn file(h: jlong) -> JResult<Arc<Slog2File>> {
     registry().get(h).ok_or_else(|| {
         Fail::Lib(format!(
             "slog2: reader handle {h} is closed or invalid (the Slog2Reader was closed)"
@@ -39,7 +39,7 @@ fn file(h: jlong) -> JResult<Arc<Slog2File>> {
 }
 
 /// Constructors looked up once (through the class loader of `slog2.api`).
-struct Ids {
+pub(crate) struct Ids {
     drawables: GlobalRef,
     drawables_new: JMethodID,
     weights: GlobalRef,
@@ -53,7 +53,7 @@ struct Ids {
 
 static IDS: OnceLock<Ids> = OnceLock::new();
 
-fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
+pub(crate) fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     if let Some(ids) = IDS.get() {
         return Ok(ids);
     }
@@ -88,15 +88,15 @@ fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     Ok(IDS.get().expect("set above"))
 }
 
-fn len(n: usize) -> JResult<jint> {
+pub(crate) fn len(n: usize) -> JResult<jint> {
     jint::try_from(n).map_err(|_| Fail::Lib(format!("slog2: {n} entries do not fit a Java array")))
 }
 
-fn jv(o: &JObject) -> jvalue {
+pub(crate) fn jv(o: &JObject) -> jvalue {
     jvalue { l: o.as_raw() }
 }
 
-fn ints<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
+pub(crate) fn ints<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
     let a = env.new_int_array(len(v.len())?)?;
     env.set_int_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -108,7 +108,7 @@ fn longs<'l>(env: &mut JNIEnv<'l>, v: &[i64]) -> JResult<JObject<'l>> {
     Ok(a.into())
 }
 
-fn doubles<'l>(env: &mut JNIEnv<'l>, v: &[f64]) -> JResult<JObject<'l>> {
+pub(crate) fn doubles<'l>(env: &mut JNIEnv<'l>, v: &[f64]) -> JResult<JObject<'l>> {
     let a = env.new_double_array(len(v.len())?)?;
     env.set_double_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -124,11 +124,11 @@ fn bytes<'l>(env: &mut JNIEnv<'l>, v: &[u8]) -> JResult<JObject<'l>> {
     Ok(env.byte_array_from_slice(v)?.into())
 }
 
-fn string<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
+pub(crate) fn string<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> {
     Ok(env.new_string(s)?.into())
 }
 
-fn strings<'l>(env: &mut JNIEnv<'l>, ids: &Ids, v: &[String]) -> JResult<JObject<'l>> {
+pub(crate) fn strings<'l>(env: &mut JNIEnv<'l>, ids: &Ids, v: &[String]) -> JResult<JObject<'l>> {
     let a = env.new_object_array(len(v.len())?, &ids.string, JObject::null())?;
     for (i, s) in v.iter().enumerate() {
         let js = env.new_string(s)?;

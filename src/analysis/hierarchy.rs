@@ -168,6 +168,28 @@ impl Hierarchy {
         self.nodes.is_empty()
     }
 
+    /// The picture order of the lines: the leaves in depth-first order, so
+    /// that every node's lines are one run of rows (the cube's order need
+    /// not be: a y-map may interleave its groups). Returns the line
+    /// position (cube order) of each row, and each node's first row (its
+    /// rows are `first..first + lines.len()`).
+    pub fn rows(&self) -> (Vec<usize>, Vec<usize>) {
+        let mut order = Vec::new();
+        let mut first = vec![0; self.nodes.len()];
+        let mut stack = vec![0usize];
+        while let Some(n) = stack.pop() {
+            let Some(node) = self.nodes.get(n) else {
+                continue;
+            };
+            first[n] = order.len();
+            if node.children.is_empty() {
+                order.extend_from_slice(&node.lines);
+            }
+            stack.extend(node.children.iter().rev());
+        }
+        (order, first)
+    }
+
     /// Node positions by depth, deepest level first (children before
     /// parents).
     pub fn levels(&self) -> Vec<Vec<usize>> {
@@ -269,6 +291,25 @@ mod tests {
         assert_eq!(h.nodes[root.children[0]].label, "node=0");
         assert_eq!(h.nodes[root.children[0]].lines, vec![0, 1, 2, 3]);
         assert_eq!(h.levels().last().unwrap(), &vec![0]);
+        // Rows: node=0's lines (0..4) first, each node one run.
+        let (order, first) = h.rows();
+        assert_eq!(order.len(), 13);
+        for (id, n) in h.nodes.iter().enumerate() {
+            let mut run: Vec<usize> = order[first[id]..first[id] + n.lines.len()].to_vec();
+            run.sort_unstable();
+            assert_eq!(run, n.lines, "node {id}");
+        }
+        // Interleaved groups (line l in group l % 2) still make runs.
+        let odd = YCoordMap {
+            title: "Odd".into(),
+            column_labels: vec!["g".into()],
+            rows: (0..6).map(|l| (l, vec![l % 2])).collect(),
+            methods: vec![],
+        };
+        let hi = Hierarchy::from_ymap(&odd, &[0, 1, 2, 3, 4, 5]).unwrap();
+        let (order, first) = hi.rows();
+        assert_eq!(order, vec![0, 2, 4, 1, 3, 5]);
+        assert_eq!(first[hi.nodes[0].children[1]], 3);
         let flat = Hierarchy::from_ymap(&YCoordMap::identity(0..5), &[0, 1, 2, 3, 4]).unwrap();
         assert_eq!(flat.len(), 6);
         assert_eq!(flat.nodes[0].children.len(), 5);

@@ -315,23 +315,30 @@ pub struct Rect {
 
 /// The rectangles of a spatiotemporal overview when a node needs at least
 /// `min_lines` lines to be drawn on its own (e.g. the lines per pixel of
-/// the picture): parts of thinner nodes are drawn as their nearest ancestor
-/// tall enough — striped when its parts share one time partition, crossed
-/// otherwise — coloured by the mode of their cell-weighted values
-/// (Ocelotl's visual aggregation). A temporal overview has no rectangles.
+/// the picture): parts of thinner nodes are drawn together as one group
+/// node — the nearest ancestor all of whose children are too thin (drawn
+/// whole: it is tall enough), or, under a node with some child tall
+/// enough, the topmost thin node — striped when the group's parts share
+/// one time partition, crossed otherwise, coloured by the mode of their
+/// cell-weighted values (Ocelotl's visual aggregation). Groups are
+/// disjoint subtrees, so the rectangles tile lines × slices exactly once.
+/// A temporal overview has no rectangles.
 pub fn render_rects(ov: &Overview, min_lines: f64) -> Vec<Rect> {
     let Some(h) = &ov.hierarchy else {
         return Vec::new();
     };
     let thin = |n: usize| (h.nodes[n].lines.len() as f64) < min_lines;
-    // The nearest ancestor of a thin node tall enough to be drawn (the
-    // root at worst): its parts are drawn as that node.
+    // The group of a thin node (doc above).
     let top_thin = |mut n: usize| {
         while let Some(p) = h.nodes[n].parent {
-            n = p;
-            if !thin(n) {
-                break;
+            if thin(p) {
+                n = p;
+                continue;
             }
+            if h.nodes[p].children.iter().all(|&c| thin(c)) {
+                n = p;
+            }
+            break;
         }
         n
     };
@@ -445,4 +452,98 @@ pub fn render_rects(ov: &Overview, min_lines: f64) -> Vec<Rect> {
     }
     out.sort_by_key(|r| (r.node, r.first));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::YCoordMap;
+
+    /// A cube of `lines` lines over a 3-level y-map with groups of mixed
+    /// sizes (so some nodes are thin and their siblings are not), values
+    /// from a fixed pseudo-random sequence with runs (so parts form).
+    fn mixed() -> (Cube, Hierarchy) {
+        let lines: Vec<i32> = (0..13).collect();
+        // machine = l / 7; within it, group sizes 1, 2, 4 (and 1, 5).
+        let group = |l: i32| match l {
+            0 => 0,
+            1 | 2 => 1,
+            3..=6 => 2,
+            7 => 3,
+            _ => 4,
+        };
+        let map = YCoordMap {
+            title: "M".into(),
+            column_labels: vec!["machine".into(), "group".into()],
+            rows: lines.iter().map(|&l| (l, vec![l / 7, group(l)])).collect(),
+            methods: vec![],
+        };
+        let h = Hierarchy::from_ymap(&map, &lines).unwrap();
+        let g = Grid::new(0.0, 12.0, 12).unwrap();
+        let mut c = Cube::zeros(g, Metric::Duration, lines, vec![0, 1, 2]).unwrap();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for (k, v) in c.data_mut().iter_mut().enumerate() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let phase = (k / 39) % 3; // slice-major rows of 13 x 3
+            *v = if (x % 3) as usize == phase {
+                1.0 + (x % 5) as f64
+            } else {
+                (x % 2) as f64 * 0.1
+            };
+        }
+        (c, h)
+    }
+
+    #[test]
+    fn rects_tile_lines_and_slices_at_any_resolution() {
+        let (cube, h) = mixed();
+        let q = SpatioTemporalQualities::new(&cube, h.clone()).unwrap();
+        let (order, first_row) = h.rows();
+        let mut kinds = [0usize; 3];
+        for p in [0.0, 0.05, 0.2, 0.4, 0.7, 1.0] {
+            let partition = q.best(p);
+            let values = part_values(&cube, Some(&h), &partition);
+            let modes = values.iter().map(|v| mode(v)).collect();
+            let ov = Overview {
+                cube: cube.clone(),
+                exact: true,
+                from_cache: false,
+                hierarchy: Some(h.clone()),
+                p,
+                partition,
+                values,
+                modes,
+                curve: Vec::new(),
+                timings: Timings::default(),
+                qualities: std::sync::Arc::new(Qualities::SpatioTemporal(q.clone())),
+            };
+            for min_lines in [0.5, 1.0, 1.5, 2.5, 4.5, 6.0, 13.5] {
+                let rects = render_rects(&ov, min_lines);
+                let mut cover = vec![0u32; order.len() * 12];
+                for r in &rects {
+                    kinds[r.kind as usize] += 1;
+                    let n = &h.nodes[r.node];
+                    for row in first_row[r.node]..first_row[r.node] + n.lines.len() {
+                        for t in r.first..=r.last {
+                            cover[row * 12 + t] += 1;
+                        }
+                    }
+                }
+                assert!(
+                    cover.iter().all(|&c| c == 1),
+                    "p {p}, {min_lines} lines: {rects:?}"
+                );
+                if min_lines <= 1.0 {
+                    assert_eq!(rects.len(), ov.partition.parts.len());
+                    assert!(rects.iter().all(|r| r.kind == RectKind::Plain));
+                }
+            }
+        }
+        assert!(
+            kinds[1] + kinds[2] > 0,
+            "some visual aggregation happened: {kinds:?}"
+        );
+    }
 }
