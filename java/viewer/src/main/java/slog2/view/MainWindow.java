@@ -43,6 +43,7 @@ public final class MainWindow extends JFrame {
     private JTextArea popupText;
     private TimelinePanel timeline;
     private LegendPanel legend;
+    private OverviewStrip overview;
     private Loader loader;
     private Model model;
     private String lastPopup;
@@ -164,6 +165,9 @@ public final class MainWindow extends JFrame {
         if (loader != null) {
             loader.shutdown();
         }
+        if (overview != null) {
+            overview.close();
+        }
         if (model != null) {
             model.source.close();
         }
@@ -182,11 +186,13 @@ public final class MainWindow extends JFrame {
                 timing("first frame answered");
             }
             updateStatus();
+            overview.follow(timeline.t0(), timeline.t1());
         });
+        overview = new OverviewStrip(m, timeline);
         content.removeAll();
         JPanel left = new JPanel(new BorderLayout());
         left.add(toolbar(m), BorderLayout.NORTH);
-        left.add(timeline, BorderLayout.CENTER);
+        left.add(overview.wrap(), BorderLayout.CENTER);
         JSplitPane split = new JSplitPane(JSplitPane.HORIZONTAL_SPLIT, left, new JPanel());
         split.setResizeWeight(1.0);
         split.setDividerLocation(Math.max(400, getWidth() - 420));
@@ -349,6 +355,7 @@ public final class MainWindow extends JFrame {
     // for the smoke test
     TimelinePanel timeline() { return timeline; }
     LegendPanel legend() { return legend; }
+    OverviewStrip overview() { return overview; }
     String lastPopup() { return lastPopup; }
     String lastError() { return lastError; }
     long openStartNanos() { return openStartNanos; }

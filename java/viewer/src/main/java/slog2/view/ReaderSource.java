@@ -3,6 +3,7 @@ package slog2.view;
 import java.io.IOException;
 import slog2.api.Category;
 import slog2.api.Drawables;
+import slog2.api.Overview;
 import slog2.api.Slog2Reader;
 import slog2.api.YMap;
 
@@ -31,5 +32,6 @@ public final class ReaderSource implements Source {
         return reader.preview(t0, t1, depth);
     }
     @Override public String popupText(Drawables d, int row) throws IOException { return reader.popupText(d, row); }
+    @Override public Overview overview(Overview.Spec spec) throws IOException { return reader.overview(spec); }
     @Override public void close() { reader.close(); }
 }

@@ -3,6 +3,7 @@ package slog2.view;
 import java.io.IOException;
 import slog2.api.Category;
 import slog2.api.Drawables;
+import slog2.api.Overview;
 import slog2.api.YMap;
 
 /**
@@ -27,6 +28,11 @@ public interface Source extends AutoCloseable {
     Drawables preview(double t0, double t1, int depth) throws IOException;
 
     String popupText(Drawables d, int row) throws IOException;
+
+    /** Ocelotl's overview of a range (the overview strip); sources without one throw. */
+    default Overview overview(Overview.Spec spec) throws IOException {
+        throw new IOException(name() + ": no overview for this source");
+    }
 
     @Override
     void close();
