@@ -36,6 +36,38 @@ fn with<T>(h: jlong, f: impl FnOnce(&mut Overview) -> JResult<T>) -> JResult<T> 
     f(&mut g)
 }
 
+/// A native's whole body: an array computed from the overview of `h`,
+/// copied into Java by `to` (`ints`, `doubles`).
+fn answer<'l, T>(
+    env: &mut JNIEnv<'l>,
+    h: jlong,
+    f: impl FnOnce(&mut Overview) -> JResult<Vec<T>>,
+    to: fn(&mut JNIEnv<'l>, &[T]) -> JResult<JObject<'l>>,
+) -> JObject<'l> {
+    guard(env, EXC, |env| {
+        let v = with(h, f)?;
+        to(env, &v)
+    })
+}
+
+/// `Java_slog2_api_Overview_<name>(env, class, h, args…)`: a native whose
+/// answer is one array computed by `body` from the overview `o` of `h`,
+/// copied into Java by `to` (`ints`, `doubles`).
+macro_rules! array_native {
+    ($(#[$m:meta])* $jname:ident ($($a:ident : $t:ty),*) -> $to:ident, |$o:ident| $body:expr) => {
+        $(#[$m])*
+        #[no_mangle]
+        pub extern "system" fn $jname<'l>(
+            mut env: JNIEnv<'l>,
+            _class: JClass<'l>,
+            h: jlong,
+            $($a: $t),*
+        ) -> JObject<'l> {
+            answer(&mut env, h, |$o: &mut Overview| $body, $to)
+        }
+    };
+}
+
 /// The constructor of `Overview.Partition`, looked up once.
 fn partition_class(env: &mut JNIEnv) -> JResult<&'static (GlobalRef, JMethodID)> {
     static P: OnceLock<(GlobalRef, JMethodID)> = OnceLock::new();
@@ -162,65 +194,45 @@ pub extern "system" fn Java_slog2_api_Overview_close(mut env: JNIEnv, _class: JC
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_info<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| {
-            let c = &o.cube;
-            let t = o.timings;
-            Ok(vec![
-                c.grid.t0,
-                c.grid.t1,
-                c.grid.n as f64,
-                f64::from(u8::from(c.metric == Metric::Count)),
-                f64::from(u8::from(o.exact)),
-                f64::from(u8::from(o.from_cache)),
-                c.unmapped as f64,
-                o.hierarchy.as_ref().map_or(0, |h| h.len()) as f64,
-                t.cube,
-                t.qualities,
-                t.curve,
-                t.best,
-            ])
-        })?;
-        doubles(env, &v)
-    })
-}
+array_native!(
+    /// `t0, t1, slices, metric, exact, fromCache, unmapped, nodes`, then
+    /// the wall seconds of the stages (cube, qualities, curve, best).
+    Java_slog2_api_Overview_info() -> doubles,
+    |o| {
+        let c = &o.cube;
+        let t = o.timings;
+        Ok(vec![
+            c.grid.t0,
+            c.grid.t1,
+            c.grid.n as f64,
+            f64::from(u8::from(c.metric == Metric::Count)),
+            f64::from(u8::from(o.exact)),
+            f64::from(u8::from(o.from_cache)),
+            c.unmapped as f64,
+            o.hierarchy.as_ref().map_or(0, |h| h.len()) as f64,
+            t.cube,
+            t.qualities,
+            t.curve,
+            t.best,
+        ])
+    }
+);
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_axis<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-    which: jint,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| {
-            Ok(if which == 0 {
-                o.cube.lines.clone()
-            } else {
-                o.cube.categories.clone()
-            })
-        })?;
-        ints(env, &v)
+array_native!(
+    /// `which` 0: the line IDs, else the category indices (cube order).
+    Java_slog2_api_Overview_axis(which: jint) -> ints,
+    |o| Ok(if which == 0 {
+        o.cube.lines.clone()
+    } else {
+        o.cube.categories.clone()
     })
-}
+);
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_cube<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| Ok(o.cube.line_major()))?;
-        doubles(env, &v)
-    })
-}
+array_native!(
+    /// The cube, `[line][slice][category]`.
+    Java_slog2_api_Overview_cube() -> doubles,
+    |o| Ok(o.cube.line_major())
+);
 
 #[no_mangle]
 pub extern "system" fn Java_slog2_api_Overview_partition<'l>(
@@ -246,43 +258,38 @@ pub extern "system" fn Java_slog2_api_Overview_setP<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_hierarchy<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-    which: jint,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| {
-            let Some(hi) = &o.hierarchy else {
-                return Ok(Vec::new());
-            };
-            let lines = &o.cube.lines;
-            let v: Vec<usize> = match which {
-                0 => {
-                    return hi
-                        .nodes
-                        .iter()
-                        .map(|n| n.parent.map_or(Ok(-1), check_len))
-                        .collect()
-                }
-                1 => hi.nodes.iter().map(|n| n.lines.len()).collect(),
-                2 => {
-                    return Ok(hi
-                        .nodes
-                        .iter()
-                        .flat_map(|n| n.lines.iter().map(|&l| lines[l]))
-                        .collect())
-                }
-                3 => return Ok(hi.rows().0.iter().map(|&l| lines[l]).collect()),
-                _ => hi.rows().1,
-            };
-            v.into_iter().map(check_len).collect()
-        })?;
-        ints(env, &v)
-    })
-}
+array_native!(
+    /// `which` 0: parents (-1 for the root), 1: line counts, 2: the lines
+    /// of each node (IDs, flat), 3: the line ID of each picture row, 4: the
+    /// first row of each node. Empty for a temporal overview.
+    Java_slog2_api_Overview_hierarchy(which: jint) -> ints,
+    |o| {
+        let Some(hi) = &o.hierarchy else {
+            return Ok(Vec::new());
+        };
+        let lines = &o.cube.lines;
+        let v: Vec<usize> = match which {
+            0 => {
+                return hi
+                    .nodes
+                    .iter()
+                    .map(|n| n.parent.map_or(Ok(-1), check_len))
+                    .collect()
+            }
+            1 => hi.nodes.iter().map(|n| n.lines.len()).collect(),
+            2 => {
+                return Ok(hi
+                    .nodes
+                    .iter()
+                    .flat_map(|n| n.lines.iter().map(|&l| lines[l]))
+                    .collect())
+            }
+            3 => return Ok(hi.rows().0.iter().map(|&l| lines[l]).collect()),
+            _ => hi.rows().1,
+        };
+        v.into_iter().map(check_len).collect()
+    }
+);
 
 #[no_mangle]
 pub extern "system" fn Java_slog2_api_Overview_labels<'l>(
@@ -302,50 +309,38 @@ pub extern "system" fn Java_slog2_api_Overview_labels<'l>(
     })
 }
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_curve<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| {
-            let c = &o.curve;
-            let mut v: Vec<f64> = c.iter().map(|x| x.p).collect();
-            v.extend(c.iter().map(|x| x.gain));
-            v.extend(c.iter().map(|x| x.loss));
-            v.extend(c.iter().map(|x| x.parts as f64));
-            Ok(v)
-        })?;
-        doubles(env, &v)
-    })
-}
+array_native!(
+    /// The p-curve as columns: p, gain, loss, parts.
+    Java_slog2_api_Overview_curve() -> doubles,
+    |o| {
+        let c = &o.curve;
+        let mut v: Vec<f64> = c.iter().map(|x| x.p).collect();
+        v.extend(c.iter().map(|x| x.gain));
+        v.extend(c.iter().map(|x| x.loss));
+        v.extend(c.iter().map(|x| x.parts as f64));
+        Ok(v)
+    }
+);
 
-#[no_mangle]
-pub extern "system" fn Java_slog2_api_Overview_rects<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    h: jlong,
-    min_lines: jdouble,
-) -> JObject<'l> {
-    guard(&mut env, EXC, |env| {
-        let v = with(h, |o| {
-            let r = render_rects(o, min_lines);
-            let cats = &o.cube.categories;
-            let mut v = Vec::with_capacity(r.len() * 5);
-            for col in 0..5 {
-                for x in &r {
-                    v.push(match col {
-                        0 => check_len(x.node)?,
-                        1 => check_len(x.first)?,
-                        2 => check_len(x.last)?,
-                        3 => x.mode.map_or(-1, |m| cats[m]),
-                        _ => x.kind as i32,
-                    });
-                }
+array_native!(
+    /// The rectangles of the picture at `min_lines` lines per node, as
+    /// columns: node, first, last, mode (category index or -1), kind.
+    Java_slog2_api_Overview_rects(min_lines: jdouble) -> ints,
+    |o| {
+        let r = render_rects(o, min_lines);
+        let cats = &o.cube.categories;
+        let mut v = Vec::with_capacity(r.len() * 5);
+        for col in 0..5 {
+            for x in &r {
+                v.push(match col {
+                    0 => check_len(x.node)?,
+                    1 => check_len(x.first)?,
+                    2 => check_len(x.last)?,
+                    3 => x.mode.map_or(-1, |m| cats[m]),
+                    _ => x.kind as i32,
+                });
             }
-            Ok(v)
-        })?;
-        ints(env, &v)
-    })
-}
+        }
+        Ok(v)
+    }
+);

@@ -83,24 +83,6 @@ fn xlog2x_impl<const F: bool>(x: f64) -> f64 {
     }
 }
 
-/// `x log2 x`, 0 for `x <= 0`: the same function (bit for bit) the
-/// vector loops use on this CPU, so that a part of one cell gains exactly 0.
-#[inline]
-pub(crate) fn xlog2x(x: f64) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        return unsafe { xlog2x_avx2(x) };
-    }
-    xlog2x_impl::<false>(x)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn xlog2x_avx2(x: f64) -> f64 {
-    xlog2x_impl::<true>(x)
-}
-
 /// Whether this CPU runs the AVX2 + FMA versions.
 #[inline]
 fn avx2() -> bool {
@@ -114,6 +96,35 @@ fn avx2() -> bool {
     }
 }
 
+/// A kernel compiled twice: `$name` runs `$avx_body` in `$avx` (built for
+/// AVX2 + FMA) when the CPU has them, else `$body` (the baseline build).
+macro_rules! multiversion {
+    ($(#[$m:meta])* fn $name:ident / $avx:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
+        => $body:expr, $avx_body:expr) => {
+        $(#[$m])*
+        pub(crate) fn $name($($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the CPU has AVX2 and FMA (checked above).
+                return unsafe { $avx($($a),*) };
+            }
+            $body
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $avx($($a: $t),*) $(-> $r)? {
+            $avx_body
+        }
+    };
+}
+
+multiversion! {
+    /// `x log2 x`, 0 for `x <= 0`: the same function (bit for bit) the
+    /// vector loops use on this CPU, so that a part of one cell gains exactly 0.
+    fn xlog2x / xlog2x_avx2 (x: f64) -> f64 => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x)
+}
+
 /// Scratch of [`add_interval_xlog2x`]: running sums and their `x log2 x`
 /// per start slice.
 #[derive(Debug, Default, Clone)]
@@ -122,38 +133,15 @@ pub(crate) struct IntervalScratch {
     xl: Vec<f64>,
 }
 
-/// Add `xlog2x(Σ_{t=i..j} x[t])` to `out[end_tri(j) + i]` for every
-/// `j0 <= j < j1` and `i <= j` (rows `j0..j1` of an end-major triangle,
-/// `out` starting at row `j0`): module docs. `prefix` is the series'
-/// prefix sums (`prefix[t] = Σ_{s<t} x[s]`, `n + 1` entries), used to
-/// start at row `j0 > 0`.
-pub(crate) fn add_interval_xlog2x(
-    x: &[f64],
-    prefix: &[f64],
-    j0: usize,
-    j1: usize,
-    out: &mut [f64],
-    s: &mut IntervalScratch,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        return unsafe { add_interval_avx2(x, prefix, j0, j1, out, s) };
-    }
-    add_interval::<false>(x, prefix, j0, j1, out, s)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn add_interval_avx2(
-    x: &[f64],
-    prefix: &[f64],
-    j0: usize,
-    j1: usize,
-    out: &mut [f64],
-    s: &mut IntervalScratch,
-) {
-    add_interval::<true>(x, prefix, j0, j1, out, s)
+multiversion! {
+    /// Add `xlog2x(Σ_{t=i..j} x[t])` to `out[end_tri(j) + i]` for every
+    /// `j0 <= j < j1` and `i <= j` (rows `j0..j1` of an end-major triangle,
+    /// `out` starting at row `j0`): module docs. `prefix` is the series'
+    /// prefix sums (`prefix[t] = Σ_{s<t} x[s]`, `n + 1` entries), used to
+    /// start at row `j0 > 0`.
+    fn add_interval_xlog2x / add_interval_avx2 (
+        x: &[f64], prefix: &[f64], j0: usize, j1: usize, out: &mut [f64], s: &mut IntervalScratch
+    ) => add_interval::<false>(x, prefix, j0, j1, out, s), add_interval::<true>(x, prefix, j0, j1, out, s)
 }
 
 #[inline(always)]
@@ -193,21 +181,9 @@ fn add_interval<const F: bool>(
     }
 }
 
-/// `max_k a[k] + b[k]` over the common length (`-inf` when empty).
-#[inline]
-pub(crate) fn max_plus(a: &[f64], b: &[f64]) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if a.len() >= 8 && avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (checked above).
-        return unsafe { max_plus_avx2(a, b) };
-    }
-    max_plus_impl(a, b)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn max_plus_avx2(a: &[f64], b: &[f64]) -> f64 {
-    max_plus_impl(a, b)
+multiversion! {
+    /// `max_k a[k] + b[k]` over the common length (`-inf` when empty).
+    fn max_plus / max_plus_avx2 (a: &[f64], b: &[f64]) -> f64 => max_plus_impl(a, b), max_plus_impl(a, b)
 }
 
 #[inline(always)]
@@ -231,23 +207,23 @@ fn max_plus_impl(a: &[f64], b: &[f64]) -> f64 {
         .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a })
 }
 
-/// The best segmentation value of every interval: `val(i, j) = max(a(i,
-/// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`,
-/// both start-major triangles (`(i, j)` at `tri(n, i, j)`, row `i` holding
-/// `j = i..n`).
-///
-/// Push order: once `val(i, c-1)` is final it is added to row `c` of `a`
-/// and pushed into the candidates `val(i, j)`, `j >= c`. Rows are taken
-/// four at a time, so that each candidate is loaded and stored once per
-/// four rows (the loop is bound by memory operations, not arithmetic).
-pub(crate) fn segment_all(a: &[f64], n: usize, val: &mut [f64]) {
-    assert!(a.len() >= n * (n + 1) / 2 && val.len() >= n * (n + 1) / 2);
-    #[cfg(target_arch = "x86_64")]
-    if avx2() {
-        // SAFETY: the CPU has AVX2 and FMA (checked above); lengths checked.
-        return unsafe { segment_all_avx2(a, n, val) };
-    }
-    segment_all_impl(a, n, val, push4_scalar)
+multiversion! {
+    /// The best segmentation value of every interval: `val(i, j) = max(a(i,
+    /// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`,
+    /// both start-major triangles (`(i, j)` at `tri(n, i, j)`, row `i`
+    /// holding `j = i..n`).
+    ///
+    /// Push order: once `val(i, c-1)` is final it is added to row `c` of
+    /// `a` and pushed into the candidates `val(i, j)`, `j >= c`. Rows are
+    /// taken four at a time, so that each candidate is loaded and stored
+    /// once per four rows (the loop is bound by memory operations, not
+    /// arithmetic).
+    fn segment_all / segment_all_avx2 (a: &[f64], n: usize, val: &mut [f64])
+        => segment_all_impl(a, n, val, push4_scalar),
+        segment_all_impl(a, n, val, |c, v, r| {
+            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
+            unsafe { push4_avx2(c, v, r) }
+        })
 }
 
 /// `cand[k] = max(cand[k], v[t] + rows[t][k])` for every `k` and `t < 4`.
@@ -260,15 +236,6 @@ fn push4_scalar(cand: &mut [f64], v: [f64; 4], rows: [&[f64]; 4]) {
         let m = m.max((v[2] + r2[k]).max(v[3] + r3[k]));
         cand[k] = cand[k].max(m);
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn segment_all_avx2(a: &[f64], n: usize, val: &mut [f64]) {
-    segment_all_impl(a, n, val, |cand, v, rows| {
-        // SAFETY: called only from this AVX2 function's loop.
-        unsafe { push4_avx2(cand, v, rows) }
-    })
 }
 
 /// [`push4_scalar`] with AVX2 `max` (one instruction, where `f64::max`
@@ -312,6 +279,11 @@ fn segment_all_impl(
     val: &mut [f64],
     push4: impl Fn(&mut [f64], [f64; 4], [&[f64]; 4]),
 ) {
+    let m = n * (n + 1) / 2;
+    assert!(
+        a.len() >= m && val.len() >= m,
+        "segment_all: triangles of {n} slices"
+    );
     // Start of row c of `a` (and of `val`).
     let row = |c: usize| c * (2 * n - c + 1) / 2;
     for i in 0..n {

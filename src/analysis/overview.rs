@@ -74,11 +74,23 @@ pub struct OverviewSpec {
 }
 
 impl OverviewSpec {
+    /// `slices` slices of the file's whole range, the defaults otherwise.
     pub fn new(slices: usize) -> OverviewSpec {
+        OverviewSpec {
+            slices,
+            ..OverviewSpec::default()
+        }
+    }
+}
+
+impl Default for OverviewSpec {
+    /// The defaults of every skin: the whole range in 100 slices, durations,
+    /// temporal, auto p, no curve beyond auto p's, the cache.
+    fn default() -> Self {
         OverviewSpec {
             t0: None,
             t1: None,
-            slices,
+            slices: 100,
             metric: Metric::Duration,
             spatiotemporal: None,
             p: PChoice::Auto,
@@ -405,49 +417,36 @@ pub fn render_rects(ov: &Overview, min_lines: f64) -> Vec<Rect> {
                 };
                 mine == spans
             });
-        if shared {
-            for (first, last) in spans {
-                let idx: Vec<usize> = parts
-                    .iter()
-                    .copied()
-                    .filter(|&i| ov.partition.parts[i].first == first)
-                    .collect();
-                out.push(Rect {
-                    node: a,
-                    first,
-                    last,
-                    mode: weighted(&idx),
-                    kind: RectKind::Striped,
-                });
-            }
+        // Striped: one rectangle per shared span; crossed: one per run of
+        // covered slices.
+        let (ranges, kind) = if shared {
+            (spans, RectKind::Striped)
         } else {
-            // One crossed rectangle per run of covered slices.
-            let mut covered: Vec<(usize, usize)> = spans;
-            covered.sort_unstable();
             let mut runs: Vec<(usize, usize)> = Vec::new();
-            for (f, l) in covered {
+            for (f, l) in spans {
                 match runs.last_mut() {
                     Some(r) if f <= r.1 + 1 => r.1 = r.1.max(l),
                     _ => runs.push((f, l)),
                 }
             }
-            for (first, last) in runs {
-                let idx: Vec<usize> = parts
-                    .iter()
-                    .copied()
-                    .filter(|&i| {
-                        let p = &ov.partition.parts[i];
-                        p.first >= first && p.last <= last
-                    })
-                    .collect();
-                out.push(Rect {
-                    node: a,
-                    first,
-                    last,
-                    mode: weighted(&idx),
-                    kind: RectKind::Crossed,
-                });
-            }
+            (runs, RectKind::Crossed)
+        };
+        for (first, last) in ranges {
+            let idx: Vec<usize> = parts
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let p = &ov.partition.parts[i];
+                    p.first >= first && p.last <= last
+                })
+                .collect();
+            out.push(Rect {
+                node: a,
+                first,
+                last,
+                mode: weighted(&idx),
+                kind,
+            });
         }
     }
     out.sort_by_key(|r| (r.node, r.first));
