@@ -32,7 +32,7 @@
 //! inside a cached slice; the error of any requested cell is at most the
 //! values of the two cached slices at its edges. The overview says which
 //! ([`Overview::exact`](super::Overview)); `--no-cache` (C:
-//! `use_cache = 0`) reads the drawables instead.
+//! `no_cache = 1`, Python `cache=False`) reads the drawables instead.
 //!
 //! # Format (little-endian)
 //!

@@ -25,7 +25,7 @@
 //! the cost is 10⁴ times the rounding of the sums and far below any real
 //! difference. Being a plain sum, the penalised criterion keeps the
 //! programmes exact and their inner loops a plain `max` (vectorised,
-//! [`super::kernel`]). Consequences: `p = 1` always gives one part (gain is
+//! `analysis::kernel`). Consequences: `p = 1` always gives one part (gain is
 //! superadditive, so one part is optimal, and ties go to it); `p = 0` gives
 //! the microscopic partition up to lossless merges (neighbours whose cells
 //! are proportional lose nothing when merged, and the tie goes to the

@@ -22,7 +22,7 @@
 //!
 //! The programme keeps only `best(h, ·, ·)` per node (start-major, row `i`
 //! holding `j = i..N`) and builds `A(h, ·, ·)` of the node at hand in the
-//! same layout: the `max_c` runs as [`segment_all`] (a vectorised add and
+//! same layout: the `max_c` runs as `kernel::segment_all` (a vectorised add and
 //! `max` along contiguous rows). The decisions (where each block starts,
 //! whether it is one part) are not stored: the reconstruction finds them
 //! again from the kept values by the same additions, for the few cells the

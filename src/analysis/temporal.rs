@@ -10,7 +10,7 @@
 //!
 //! [`TemporalQualities::new`] computes both for all `N(N+1)/2` intervals:
 //! `E` and `Σ V` from prefix sums over slices, and `Σ_c V_c log2 V_c` one
-//! cell at a time by [`add_interval_xlog2x`] (running sums of the cell's
+//! cell at a time by `kernel::add_interval_xlog2x` (running sums of the cell's
 //! values for every start at once, one logarithm per non-zero value and
 //! interval: `N²/2 · lines · categories` for the LU case of the paper,
 //! 3.5·10⁷), in parallel over blocks of interval ends. Qualities are
