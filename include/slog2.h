@@ -21,6 +21,16 @@
 #include <stdint.h>
 
 /*
+ Metric of SLOG2_Overview_params: time in each state category per slice.
+ */
+#define SLOG2_OVERVIEW_DURATION 0
+
+/*
+ Metric of SLOG2_Overview_params: drawables starting in each slice.
+ */
+#define SLOG2_OVERVIEW_COUNT 1
+
+/*
  Success.
  */
 #define SLOG2_OK 0
@@ -166,6 +176,11 @@ typedef struct SLOG2_Cursor_s SLOG2_Cursor_s;
 typedef struct SLOG2_File_s SLOG2_File_s;
 
 /*
+ Opaque overview state.
+ */
+typedef struct SLOG2_Overview_s SLOG2_Overview_s;
+
+/*
  Opaque scan state.
  */
 typedef struct SLOG2_Scan_s SLOG2_Scan_s;
@@ -205,6 +220,92 @@ typedef struct SLOG2_Counts {
    */
   int64_t rows;
 } SLOG2_Counts;
+
+/*
+ What SLOG2_Overview_open computes.
+ */
+typedef struct SLOG2_Overview_params {
+  /*
+   Range; NaN for the file's start / end.
+   */
+  double t0;
+  double t1;
+  /*
+   Number of equal slices (>= 1).
+   */
+  int slices;
+  /*
+   SLOG2_OVERVIEW_DURATION or SLOG2_OVERVIEW_COUNT.
+   */
+  int metric;
+  /*
+   0: temporal aggregation; 1: spatiotemporal (parts are hierarchy node x interval).
+   */
+  int spatiotemporal;
+  /*
+   Spatiotemporal hierarchy: a y-map title of the file or "fanout:K"; NULL for "fanout:8".
+   */
+  const char *hierarchy;
+  /*
+   p in [0, 1], or negative for auto (the knee of the p-curve).
+   */
+  double p;
+  /*
+   > 0: compute the p-curve by bisection down to this threshold (auto p uses 0.001 when 0).
+   */
+  double bisect;
+  /*
+   0 (the default, as in every binding): answer from the cube cache
+   ($SLOG2_CACHE_DIR, else $XDG_CACHE_HOME/slog2, else ~/.cache/slog2), built
+   on first use; slices finer than the cached ones read the drawables. 1: read
+   the drawables (always exact).
+   */
+  int no_cache;
+} SLOG2_Overview_params;
+
+/*
+ Handle of a computed overview (SLOG2_Overview_open).
+ */
+typedef struct SLOG2_Overview_s *SLOG2_Overview;
+
+/*
+ Counts and scalars of an overview.
+ */
+typedef struct SLOG2_Overview_info_t {
+  double t0;
+  double t1;
+  int slices;
+  int metric;
+  int n_lines;
+  int n_categories;
+  int n_parts;
+  /*
+   Hierarchy nodes (0 for a temporal overview).
+   */
+  int n_nodes;
+  /*
+   Points of the p-curve (0 unless computed).
+   */
+  int n_curve;
+  double p;
+  /*
+   Sums of the parts' gains and losses.
+   */
+  double gain;
+  double loss;
+  /*
+   1 when the cube is exact (read from the drawables, or rebinned from the cache on aligned edges).
+   */
+  int exact;
+  /*
+   1 when the cube came from the cache file.
+   */
+  int from_cache;
+  /*
+   Primitives of the range on a line or in a category the cube does not hold.
+   */
+  int64_t unmapped;
+} SLOG2_Overview_info_t;
 
 /*
  Handle of a whole-file scan (SLOG2_Scan_open).
@@ -636,6 +737,114 @@ int SLOG2_Get_category_counts(SLOG2_File fp, int *n_out, int *index, int64_t *dr
  never NULL): the same text `slog2 info --help` prints.
  */
 const char *SLOG2_Count_definition(void);
+
+/*
+ Compute the overview of `params` on a read-mode file into `*ov` (NULL on
+ failure). Returns SLOG2_OK; SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_ARG (range,
+ slices, metric, p, unknown hierarchy, an aggregation too large),
+ SLOG2_ERR_FORMAT (a damaged node), SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `params` is NULL or a valid struct whose `hierarchy` is NULL or a
+ NUL-terminated string; `ov` is NULL or valid for writing one handle.
+ */
+int SLOG2_Overview_open(SLOG2_File fp, const struct SLOG2_Overview_params *params, SLOG2_Overview *ov);
+
+/*
+ Free an overview and set `*ov` to NULL. Returns SLOG2_OK;
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE (unknown or already closed).
+
+ # Safety
+ `ov` is NULL or valid for reading and writing one handle.
+ */
+int SLOG2_Overview_close(SLOG2_Overview *ov);
+
+/*
+ Counts and scalars of an overview. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `info` is NULL or valid for writing one struct.
+ */
+int SLOG2_Overview_get_info(SLOG2_Overview ov, struct SLOG2_Overview_info_t *info);
+
+/*
+ Re-aggregate at `p` in [0, 1] (the cube and the curve stay). Returns
+ SLOG2_OK; SLOG2_ERR_BAD_ARG (p), SLOG2_ERR_BAD_HANDLE.
+ */
+int SLOG2_Overview_set_p(SLOG2_Overview ov, double p);
+
+/*
+ Line IDs (`lines`) and category indices (`categories`) in cube order;
+ either may be NULL. `max` is the room of each. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `lines` / `categories` NULL or valid for `max` ints; `n_lines` /
+ `n_categories` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_axes(SLOG2_Overview ov, int *lines, int *n_lines, int *categories, int *n_categories, int max);
+
+/*
+ The cube, `lines × slices × categories` values in the order
+ `[line][slice][category]`. Returns SLOG2_OK; SLOG2_ERR_ARRAY_TOO_SMALL,
+ SLOG2_ERR_NULL_ARG, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ `cells` NULL or valid for `max` doubles; `n_out` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_cube(SLOG2_Overview ov, double *cells, int max, int *n_out);
+
+/*
+ The parts, one entry per part in each non-NULL column: hierarchy node
+ (-1 for a temporal part), first and last slice (0-based, inclusive),
+ gain, loss, mode (the category index with the largest value, -1 if
+ none) and `values` (`parts × categories`, part-major: per category, the
+ mean over the part of the lines' sum per slice (temporal) or of a cell
+ (spatiotemporal)). `max` counts parts. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ Each column NULL or valid for `max` elements (`values`: `max ×
+ categories` doubles); `n_out` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_parts(SLOG2_Overview ov, int *node, int *first, int *last, double *gain, double *loss, int *mode, double *values, int max, int *n_out);
+
+/*
+ The p-curve: per point its p, the partition's gain and loss and its
+ number of parts (increasing p). `max` counts points. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ Each column NULL or valid for `max` elements; `n_out` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_curve(SLOG2_Overview ov, double *p, double *gain, double *loss, int *parts, int max, int *n_out);
+
+/*
+ The hierarchy (spatiotemporal): per node (0 is the root, pre-order) its
+ parent (-1 for the root) and how many lines it holds; `lines` gets every
+ node's line IDs one node after the other (`max_lines` room, `*n_lines`
+ the total). `max` counts nodes. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ Columns NULL or valid for `max` ints, `lines` for `max_lines`; `n_out`,
+ `n_lines` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_hierarchy(SLOG2_Overview ov, int *parent, int *count, int max, int *n_out, int *lines, int max_lines, int *n_lines);
+
+/*
+ The rectangles of the spatiotemporal picture when a node needs
+ `min_lines` lines to be drawn alone (e.g. lines per pixel): node, first
+ and last slice, mode (category index, -1 none) and kind (0 one part, 1
+ thin parts sharing a time partition: striped, 2 otherwise: crossed).
+ Temporal overviews have none. Returns SLOG2_OK;
+ SLOG2_ERR_ARRAY_TOO_SMALL, SLOG2_ERR_BAD_HANDLE.
+
+ # Safety
+ Columns NULL or valid for `max` ints; `n_out` NULL or valid for one int.
+ */
+int SLOG2_Overview_get_rects(SLOG2_Overview ov, double min_lines, int *node, int *first, int *last, int *mode, int *kind, int max, int *n_out);
 
 /*
  Start a scan of the drawables whose **end** time lies in `[t0, t1]`,

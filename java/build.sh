@@ -65,7 +65,8 @@ echo "README example compiled and ran ($(wc -l <"$out/example.log") lines of out
 find java/api/src/test/java -name '*.java' >"$out/test-sources.txt"
 javac --release 17 -cp "$out/slog2.jar:$junit" -d "$out/test-classes" @"$out/test-sources.txt"
 set +e
-java -Xcheck:jni -Djava.library.path="$lib" \
+# The overview tests use the cube cache (the library's default): in the build tree.
+SLOG2_CACHE_DIR="$out/overview-cache" java -Xcheck:jni -Djava.library.path="$lib" \
   -Dslog2.fixtures="$fixtures" -Dslog2.cli="$lib/slog2" \
   -jar "$junit" --disable-banner --details=tree --fail-if-no-tests \
   -cp "$out/slog2.jar:$out/test-classes" --scan-classpath "$out/test-classes" >"$out/junit.log" 2>&1

@@ -5,6 +5,8 @@
 //! and categories the cube does not hold); and the generic fold against the
 //! same brute force (each drawable exactly once, partitions that add up).
 
+mod common;
+
 use proptest::prelude::*;
 use slog2::analysis::{
     fold, fold_seq, Accumulator, CompositeRef, Cube, CubeSpec, Grid, Metric, PrimitiveRef, Range,
@@ -12,45 +14,19 @@ use slog2::analysis::{
 };
 use slog2::*;
 
-fn cats() -> Vec<Category> {
-    vec![
-        Category::new(1, "S1", Topology::State, Color::rgba(1, 2, 3, 255), 1),
-        Category::new(2, "S2", Topology::State, Color::rgba(4, 5, 6, 255), 1),
-        Category::new(3, "A", Topology::Arrow, Color::rgba(7, 8, 9, 255), 3),
-        Category::new(4, "E", Topology::Event, Color::rgba(9, 9, 9, 255), 5),
-        Category::new(5, "C", Topology::State, Color::rgba(1, 1, 1, 255), 1),
-    ]
-}
+use common::drawables::{cats, event, line, long_state, state, time, with_composites};
 
+/// One random drawable of [`cats`], or a stray one: on line 9 (in no y-map)
+/// or of category 7 (not defined), both unmapped.
 fn drawable() -> impl Strategy<Value = Drawable> {
-    let t = || (0u32..2000).prop_map(|x| x as f64 / 64.0);
-    let line = || 0i32..6;
-    let state = (t(), 0u32..200, line(), 1i32..3)
-        .prop_map(|(s, d, l, c)| Primitive::state(c, l, s, s + d as f64 / 64.0));
-    let long_state = (t(), line()).prop_map(|(s, l)| Primitive::state(1, l, s / 8.0, s + 20.0));
-    let arrow = (t(), 0u32..100, line(), line(), any::<bool>()).prop_map(|(s, d, a, b, back)| {
-        let e = s + d as f64 / 64.0;
-        if back {
-            Primitive::arrow(3, a, b, e, s)
-        } else {
-            Primitive::arrow(3, a, b, s, e)
-        }
-    });
-    let event = (t(), line()).prop_map(|(s, l)| Primitive::event(4, l, s));
-    // Line 9 is in no y-map; category 7 is not defined: both unmapped.
-    let stray = (t(), 0u32..50).prop_map(|(s, d)| Primitive::state(1, 9, s, s + d as f64 / 64.0));
-    let undefined = (t(), line()).prop_map(|(s, l)| Primitive::state(7, l, s, s + 1.0));
+    let arrow = common::drawables::arrow().prop_map(|(p, _)| p);
+    let stray =
+        (time(), 0u32..50).prop_map(|(s, d)| Primitive::state(1, 9, s, s + d as f64 / 64.0));
+    let undefined = (time(), line()).prop_map(|(s, l)| Primitive::state(7, l, s, s + 1.0));
     let prim = prop_oneof![
-        6 => state, 1 => long_state, 2 => arrow, 1 => event, 1 => stray, 1 => undefined
+        6 => state(), 1 => long_state(), 2 => arrow, 1 => event(), 1 => stray, 1 => undefined
     ];
-    let composite = proptest::collection::vec(prim.clone(), 1..5).prop_map(|members| {
-        Drawable::Composite(Composite {
-            category: 5,
-            info: Default::default(),
-            members,
-        })
-    });
-    prop_oneof![6 => prim.prop_map(Drawable::Primitive), 1 => composite]
+    with_composites(prim)
 }
 
 fn write(ds: &mut [Drawable], leaf: i32, nc: i16) -> (tempfile::TempDir, std::path::PathBuf) {

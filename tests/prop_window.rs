@@ -9,52 +9,25 @@
 //! decoding (bytes decoded = bytes of the drawables returned), previews, and
 //! 8 threads querying one file at once.
 
+mod common;
+
 use proptest::prelude::*;
 use slog2::*;
 
-fn cats() -> Vec<Category> {
-    let mut v = vec![
-        Category::new(1, "S1", Topology::State, Color::rgba(1, 2, 3, 255), 1),
-        Category::new(2, "S2", Topology::State, Color::rgba(4, 5, 6, 255), 1),
-        Category::new(3, "A", Topology::Arrow, Color::rgba(7, 8, 9, 255), 3),
-        Category::new(4, "E", Topology::Event, Color::rgba(9, 9, 9, 255), 5),
-        Category::new(5, "C", Topology::State, Color::rgba(1, 1, 1, 255), 1),
-    ];
-    v[2].info = InfoFormat::parse("tag=%d").unwrap();
-    v
-}
+use common::drawables::{cats, event, long_state, state, time, with_composites};
 
-/// One random drawable around time `t` (all times are multiples of 1/64 so
-/// ties and zero lengths are common).
+/// One random drawable (all times are multiples of 1/64 so ties and zero
+/// lengths are common).
 fn drawable() -> impl Strategy<Value = Drawable> {
-    let t = || (0u32..2000).prop_map(|x| x as f64 / 64.0);
-    let line = || 0i32..6;
-    let state = (t(), 0u32..200, line(), 1i32..3)
-        .prop_map(|(s, d, l, c)| Primitive::state(c, l, s, s + d as f64 / 64.0));
-    let long_state = (t(), line()).prop_map(|(s, l)| Primitive::state(1, l, s / 8.0, s + 20.0));
-    let zero_state = (t(), line()).prop_map(|(s, l)| Primitive::state(2, l, s, s));
-    let arrow = (t(), 0u32..100, line(), line(), any::<bool>(), any::<i32>()).prop_map(
-        |(s, d, a, b, back, tag)| {
-            let e = s + d as f64 / 64.0;
-            let mut p = if back {
-                Primitive::arrow(3, a, b, e, s)
-            } else {
-                Primitive::arrow(3, a, b, s, e)
-            };
-            p.info = tag.to_be_bytes().as_slice().into();
-            p
-        },
-    );
-    let event = (t(), line()).prop_map(|(s, l)| Primitive::event(4, l, s));
-    let prim = prop_oneof![4 => state, 1 => long_state, 1 => zero_state, 2 => arrow, 1 => event];
-    let composite = proptest::collection::vec(prim.clone(), 1..5).prop_map(|members| {
-        Drawable::Composite(Composite {
-            category: 5,
-            info: Default::default(),
-            members,
-        })
+    let zero_state =
+        (time(), common::drawables::line()).prop_map(|(s, l)| Primitive::state(2, l, s, s));
+    let arrow = common::drawables::arrow().prop_map(|(mut p, tag)| {
+        p.info = tag.to_be_bytes().as_slice().into();
+        p
     });
-    prop_oneof![6 => prim.prop_map(Drawable::Primitive), 1 => composite]
+    let prim =
+        prop_oneof![4 => state(), 1 => long_state(), 1 => zero_state, 2 => arrow, 1 => event()];
+    with_composites(prim)
 }
 
 fn normalise(mut d: Drawable) -> Drawable {

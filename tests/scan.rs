@@ -13,19 +13,15 @@
 //!   chunks gives the same rows as the same bytes held in memory;
 //! * a damaged node fails the scan once, then the scan is over.
 
+mod common;
+
 use proptest::prelude::*;
 use slog2::read::{Rows, ROW_COMPOSITE, ROW_PRIMITIVE};
 use slog2::*;
 
+/// The shared test categories, the composite's with an info format.
 fn cats() -> Vec<Category> {
-    let mut v = vec![
-        Category::new(1, "S1", Topology::State, Color::rgba(1, 2, 3, 255), 1),
-        Category::new(2, "S2", Topology::State, Color::rgba(4, 5, 6, 255), 1),
-        Category::new(3, "A", Topology::Arrow, Color::rgba(7, 8, 9, 255), 3),
-        Category::new(4, "E", Topology::Event, Color::rgba(9, 9, 9, 255), 5),
-        Category::new(5, "C", Topology::State, Color::rgba(1, 1, 1, 255), 1),
-    ];
-    v[2].info = InfoFormat::parse("tag=%d").unwrap();
+    let mut v = common::drawables::cats();
     v[4].info = InfoFormat::parse("n=%d").unwrap();
     v
 }

@@ -36,6 +36,7 @@
 
 pub mod compress;
 pub mod counts;
+pub mod overview;
 pub mod scan_range;
 pub mod slog2;
 pub mod stats;

@@ -22,6 +22,7 @@ mod convert;
 mod diff;
 mod info;
 mod info_counts;
+mod overview;
 mod print;
 mod query;
 mod query_out;
@@ -58,6 +59,7 @@ enum Cmd {
     Check(check::Args),
     Stats(stats::Args),
     Diff(diff::Args),
+    Overview(overview::Args),
 }
 
 fn run(cmd: Cmd) -> Result<ExitCode, slog2::Error> {
@@ -71,6 +73,7 @@ fn run(cmd: Cmd) -> Result<ExitCode, slog2::Error> {
         Cmd::Check(a) => check::run(a),
         Cmd::Stats(a) => stats::run(a),
         Cmd::Diff(a) => diff::run(a),
+        Cmd::Overview(a) => overview::run(a),
     }
 }
 
@@ -81,6 +84,7 @@ fn files_of(cmd: &Cmd) -> Vec<PathBuf> {
         Cmd::Info(a) => vec![a.file.clone()],
         Cmd::Query(a) => vec![a.file.clone()],
         Cmd::Stats(a) => vec![a.file.clone()],
+        Cmd::Overview(a) => vec![a.file.clone()],
         Cmd::Convert(a) => convert::files(a),
         _ => Vec::new(),
     }

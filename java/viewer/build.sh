@@ -49,9 +49,11 @@ javac --release 17 -Xlint:all -cp "$out/slog2.jar:$vb/classes:$junit" -d "$vb/te
 set +e
 # One X server for the whole suite: the pixel tests run headless-capable code,
 # the smoke test opens a real window on it.
-xvfb-run -a -s "-screen 0 1600x1000x24" \
+# The overview strip uses the cube cache (the library's default): in the build tree.
+SLOG2_CACHE_DIR="$vb/overview-cache" xvfb-run -a -s "-screen 0 1600x1000x24" \
   java -Xcheck:jni -Djava.library.path="$lib" \
   -Dslog2.fixtures="$fixtures" -Dslog2.cli="$lib/slog2" -Dslog2view.jar="$out/slog2view.jar" \
+  -Dslog2view.shots="$vb/shots" \
   -jar "$junit" --disable-banner --details=tree --fail-if-no-tests \
   -cp "$out/slog2.jar:$vb/classes:$vb/test-classes" --scan-classpath "$vb/test-classes" >"$vb/junit-raw.log" 2>&1
 rc=$?

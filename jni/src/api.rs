@@ -100,7 +100,7 @@ pub(crate) fn ids(env: &mut JNIEnv) -> JResult<&'static Ids> {
     Ok(IDS.get().expect("set above"))
 }
 
-fn len(n: usize) -> JResult<jint> {
+pub(crate) fn len(n: usize) -> JResult<jint> {
     jint::try_from(n).map_err(|_| {
         Fail::new(
             ErrorKind::InvalidArgument,
@@ -109,11 +109,11 @@ fn len(n: usize) -> JResult<jint> {
     })
 }
 
-fn jv(o: &JObject) -> jvalue {
+pub(crate) fn jv(o: &JObject) -> jvalue {
     jvalue { l: o.as_raw() }
 }
 
-fn ints<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
+pub(crate) fn ints<'l>(env: &mut JNIEnv<'l>, v: &[i32]) -> JResult<JObject<'l>> {
     let a = env.new_int_array(len(v.len())?)?;
     env.set_int_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -125,7 +125,7 @@ pub(crate) fn longs<'l>(env: &mut JNIEnv<'l>, v: &[i64]) -> JResult<JObject<'l>>
     Ok(a.into())
 }
 
-fn doubles<'l>(env: &mut JNIEnv<'l>, v: &[f64]) -> JResult<JObject<'l>> {
+pub(crate) fn doubles<'l>(env: &mut JNIEnv<'l>, v: &[f64]) -> JResult<JObject<'l>> {
     let a = env.new_double_array(len(v.len())?)?;
     env.set_double_array_region(&a, 0, v)?;
     Ok(a.into())
@@ -145,7 +145,7 @@ pub(crate) fn string<'l>(env: &mut JNIEnv<'l>, s: &str) -> JResult<JObject<'l>> 
     Ok(env.new_string(s)?.into())
 }
 
-fn strings<'l>(env: &mut JNIEnv<'l>, ids: &Ids, v: &[String]) -> JResult<JObject<'l>> {
+pub(crate) fn strings<'l>(env: &mut JNIEnv<'l>, ids: &Ids, v: &[String]) -> JResult<JObject<'l>> {
     let a = env.new_object_array(len(v.len())?, &ids.string, JObject::null())?;
     for (i, s) in v.iter().enumerate() {
         let js = env.new_string(s)?;

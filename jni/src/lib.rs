@@ -10,6 +10,8 @@
 //!   `-Dslog2.trace.lib=` / `SLOG2_TRACE_LIB`.
 //! * [`api`]: the `Java_slog2_api_Native_*` natives behind the `slog2.api`
 //!   viewer classes (`java/api`).
+//! * [`overview`]: the `Java_slog2_api_Overview_*` natives of
+//!   `slog2.api.Overview` (Ocelotl's overview, `slog2::analysis`).
 //!
 //! This crate only translates: it owns no format rule. Everything it hands
 //! to Java comes from `slog2::trace` (sources) or `slog2::read` (queries and
@@ -44,6 +46,7 @@ pub mod api;
 pub mod counts;
 pub mod inputlog;
 pub mod moving;
+pub mod overview;
 pub mod stats;
 
 /// Why a native failed.

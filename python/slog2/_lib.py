@@ -59,6 +59,9 @@ ERROR_NAMES = {
     v: k for k, v in list(globals().items()) if k.startswith("SLOG2_ERR_")
 }
 
+SLOG2_OVERVIEW_DURATION = 0
+SLOG2_OVERVIEW_COUNT = 1
+
 SLOG2_KIND_PRIMITIVE = 0
 SLOG2_KIND_COMPOSITE = 1
 SLOG2_KIND_SHADOW = 2
@@ -282,6 +285,21 @@ SLOG2_FUNCTIONS = {
     "SLOG2_Get_counts": (c_int, [_h, P(SLOG2_Counts)]),
     "SLOG2_Get_category_counts": (c_int, [_h, _pi, _buf, _buf, _buf, _buf, _pi, c_int]),
     "SLOG2_Count_definition": (c_char_p, []),
+    # The overview (issue #29; slog2/_overview.py).
+    "SLOG2_Overview_open": (c_int, [_h, _buf, _ph]),
+    "SLOG2_Overview_close": (c_int, [_ph]),
+    "SLOG2_Overview_get_info": (c_int, [_h, _buf]),
+    "SLOG2_Overview_set_p": (c_int, [_h, c_double]),
+    "SLOG2_Overview_get_axes": (c_int, [_h, _buf, _pi, _buf, _pi, c_int]),
+    "SLOG2_Overview_get_cube": (c_int, [_h, _buf, c_int, _pi]),
+    "SLOG2_Overview_get_parts": (
+        c_int, [_h, _buf, _buf, _buf, _buf, _buf, _buf, _buf, c_int, _pi],
+    ),
+    "SLOG2_Overview_get_curve": (c_int, [_h, _buf, _buf, _buf, _buf, c_int, _pi]),
+    "SLOG2_Overview_get_hierarchy": (c_int, [_h, _buf, _buf, c_int, _pi, _buf, c_int, _pi]),
+    "SLOG2_Overview_get_rects": (
+        c_int, [_h, c_double, _buf, _buf, _buf, _buf, _buf, c_int, _pi],
+    ),
     "SLOG2_Get_err_string": (c_char_p, [c_int]),
     "SLOG2_Get_last_error": (c_char_p, []),
 }

@@ -622,6 +622,19 @@ class File(Closing, StatsMixin):
                       "SLOG2_Query_preview_weights")
         return Weights(sh, cat, inc, exc, cnt)
 
+    def overview(self, slices: int = 100, **kw):
+        """Ocelotl's overview of ``[t0, t1]`` (default: the whole file) in ``slices``
+        slices: ``metric`` ("duration" or "count"), ``spatiotemporal`` with
+        ``hierarchy`` (a y-map title or "fanout:K"), ``p`` (a number in [0, 1] or
+        "auto"), ``bisect`` (the p-curve's threshold), ``cache`` (default True, as in
+        every binding: answer from the cube cache in ``$SLOG2_CACHE_DIR``,
+        ``$XDG_CACHE_HOME/slog2`` or ``~/.cache/slog2``, built on first use; False
+        reads the drawables). Returns a :class:`slog2._overview.Overview`: numpy ``cube``
+        (lines, slices, categories), pandas ``parts``, ``hierarchy``, ``curve``."""
+        from ._overview import overview
+
+        return overview(self, slices, **kw)
+
     def window_size(self, t0: float, t1: float, depth: int = -1) -> Tuple[int, int]:
         """(rows, info bytes) the window (depth < 0) or preview (depth >= 0) would return."""
         nr, ni = c_int(), c_int()

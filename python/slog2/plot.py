@@ -1,4 +1,5 @@
-"""Pictures with matplotlib: :func:`timeline` (Jumpshot-style) and :func:`durations`.
+"""Pictures with matplotlib: :func:`timeline` (Jumpshot-style), :func:`durations` and
+:func:`overview` (Ocelotl's aggregated overview, ``slog2._overview_plot``).
 
 The timeline follows Jumpshot's conventions: black background, one row per entry
 of a y-map (by default the first that is not the identity map, as slog2view and
@@ -23,6 +24,7 @@ import numpy as np
 from . import _lib
 from ._reader import File, Rows
 from ._reader import open as _open
+from ._overview_plot import overview  # noqa: F401 - slog2.plot.overview
 
 
 def _file(f) -> tuple:

@@ -71,7 +71,7 @@ def c_kind(decl: str) -> str:
         return "float"
     if t == "void":
         return "void"
-    if t in ("SLOG2_File", "SLOG2_Scan", "SLOG2_Cursor", "SLOG2_Stats", "TRACE_file"):
+    if t in ("SLOG2_File", "SLOG2_Scan", "SLOG2_Cursor", "SLOG2_Stats", "SLOG2_Overview", "TRACE_file"):
         return "ptr"
     raise AssertionError(f"unknown C type {decl!r}")
 

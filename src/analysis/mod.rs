@@ -84,10 +84,23 @@
 //! [`partition_rows`] for Dask. All of them take a [`Scope`]: a window,
 //! clipped or whole states, and optionally a time partition whose partial
 //! results merge.
+//! # The overview
+//!
+//! [`overview()`] is Ocelotl's aggregation on top of the cube: temporal
+//! ([`temporal`]) or spatiotemporal over a [`Hierarchy`] of the lines
+//! ([`spatiotemporal`]), with the criterion, ties, p-curve and `auto` p of
+//! [`criterion`], from a cube built now or rebinned from the [`cache`].
 
+pub mod cache;
+pub mod criterion;
 pub mod cube;
 mod fold;
+pub mod hierarchy;
+mod kernel;
 mod lookup;
+pub mod overview;
+pub mod spatiotemporal;
+pub mod temporal;
 mod walk;
 
 // Statistics of issue #30.
@@ -111,6 +124,13 @@ pub use scope::Scope;
 pub use stats::{Stats, StatsOptions};
 pub use timeprofile::TimeProfile;
 
+pub use criterion::{auto_p, curve, Criterion, CurvePoint, Part, Partition};
 pub use cube::{default_categories, default_lines, Cube, CubeSpec, Grid, Metric};
 pub use fold::{fold, fold_parts, fold_seq, Accumulator};
+pub use hierarchy::{Hierarchy, HierarchyNode};
+pub use overview::{
+    overview, render_rects, CacheUse, Overview, OverviewSpec, PChoice, Rect, RectKind, Timings,
+};
+pub use spatiotemporal::SpatioTemporalQualities;
+pub use temporal::TemporalQualities;
 pub use walk::{CompositeRef, PrimitiveRef, Range, RecordAt, Select, Visitor};

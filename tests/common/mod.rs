@@ -1,6 +1,9 @@
-//! Helpers shared by the tests: where the shared fixtures are, and the
-//! text-reader tests' drains and generators. (Each test file uses a part.)
+//! Helpers shared by the tests: where the shared fixtures are, the
+//! text-reader tests' drains and generators, and random drawables
+//! ([`drawables`]). (Each test file uses a part.)
 #![allow(dead_code)]
+
+pub mod drawables;
 
 use std::path::{Path, PathBuf};
 

@@ -190,6 +190,16 @@ public final class Slog2Reader implements AutoCloseable {
         return new Counts(Native.counts(handle));
     }
 
+    /**
+     * Ocelotl's aggregated overview of a time range of this file (see
+     * {@link Overview}); close it when done.
+     *
+     * @throws Slog2Exception on a bad spec (range, slices, p, an unknown hierarchy), a closed reader or a damaged file
+     */
+    public Overview overview(Overview.Spec spec) throws Slog2Exception {
+        return Overview.open(handle, spec);
+    }
+
     /** Release the file. Idempotent; later calls on this reader throw {@link Slog2Exception}. */
     @Override
     public void close() {

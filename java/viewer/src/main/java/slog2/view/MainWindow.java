@@ -43,6 +43,7 @@ public final class MainWindow extends JFrame {
     private JTextArea popupText;
     private TimelinePanel timeline;
     private LegendPanel legend;
+    private OverviewStrip overview;
     private Loader loader;
     private Model model;
     private String lastPopup;
@@ -178,6 +179,9 @@ public final class MainWindow extends JFrame {
         if (loader != null) {
             loader.shutdown();
         }
+        if (overview != null) {
+            overview.close();
+        }
         if (model != null) {
             model.source.close();
         }
@@ -200,12 +204,14 @@ public final class MainWindow extends JFrame {
                 timing("first frame answered");
             }
             updateStatus();
+            overview.follow(timeline.t0(), timeline.t1());
         });
+        overview = new OverviewStrip(m, timeline);
         content.removeAll();
         JPanel left = new JPanel(new BorderLayout());
         left.add(toolbar(m), BorderLayout.NORTH);
         blink = new BlinkLayer();
-        left.add(blink.wrap(timeline), BorderLayout.CENTER);
+        left.add(overview.wrap(blink.wrap(timeline)), BorderLayout.CENTER);
         JSplitPane split = new JSplitPane(JSplitPane.HORIZONTAL_SPLIT, left, new JPanel());
         split.setResizeWeight(1.0);
         split.setDividerLocation(Math.max(400, getWidth() - 420));
@@ -377,6 +383,7 @@ public final class MainWindow extends JFrame {
     JDialog statsDialog() { return statsDialog; }
     BlinkLayer blink() { return blink; }
     LegendPanel legend() { return legend; }
+    OverviewStrip overview() { return overview; }
     String lastPopup() { return lastPopup; }
     String lastError() { return lastError; }
     long openStartNanos() { return openStartNanos; }

@@ -3,6 +3,7 @@ package slog2.view;
 import java.io.IOException;
 import slog2.api.Category;
 import slog2.api.Drawables;
+import slog2.api.Overview;
 import slog2.api.Slog2Reader;
 import slog2.api.WindowCursor;
 import slog2.api.YMap;
@@ -57,4 +58,5 @@ public final class ReaderSource implements Source {
         }
         reader.close();
     }
+    @Override public Overview overview(Overview.Spec spec) throws IOException { return reader.overview(spec); }
 }

@@ -3,6 +3,7 @@ package slog2.view;
 import java.io.IOException;
 import slog2.api.Category;
 import slog2.api.Drawables;
+import slog2.api.Overview;
 import slog2.api.YMap;
 
 /**
@@ -40,6 +41,11 @@ public interface Source extends AutoCloseable {
     /** The file's counts ({@code Slog2Reader.counts()}), or null when the source has none. */
     default slog2.api.Counts counts() throws IOException {
         return null;
+    }
+
+    /** Ocelotl's overview of a range (the overview strip); sources without one throw. */
+    default Overview overview(Overview.Spec spec) throws IOException {
+        throw new IOException(name() + ": no overview for this source");
     }
 
     @Override

@@ -1,0 +1,447 @@
+//! The two inner loops of the aggregations, written so the compiler
+//! vectorises them, and compiled twice on x86-64 (baseline SSE2, and
+//! AVX2 + FMA chosen at run time): all the time of an overview past the
+//! cube is spent here.
+//!
+//! * [`add_interval_xlog2x`]: for one series `x[0..n]` (one cell's values
+//!   per slice), add `f(Σ_{t=i..j} x[t])` with `f(v) = v log2 v` to the
+//!   qualities of every interval `i..=j`. Running sums per start `i` are
+//!   updated for each end `j` across all `i` at once (a contiguous loop), and
+//!   a zero value of `x[j]` costs no logarithm (the sums did not change).
+//!   This is `N²/2` logarithms per non-zero series: 3.5·10⁷ for Ocelotl's LU
+//!   case (700 lines × 10 categories × 100 slices).
+//! * [`segment_all`]: the best segmentation of every interval of slices
+//!   given the value of each block, the spatiotemporal programme's inner
+//!   loops (`N³/6` steps per hierarchy node and `p`), written "push"-style
+//!   so that the innermost loop is a broadcast add and a `max` along a
+//!   contiguous row, with no reduction and no dependency between steps.
+//! * [`max_plus`]: `max_k a[k] + b[k]`, the temporal programme's inner loop.
+//!
+//! `log2` is computed here rather than by `f64::log2` (a libm call the
+//! compiler cannot vectorise): the exponent from the bits, the mantissa
+//! `m ∈ [√½, √2)` by `ln m = 2 atanh s`, `s = (m−1)/(m+1)`, `|s| ≤ 0.172`,
+//! as a series in `s²` to `s¹⁹` (truncation below 10⁻¹⁷). The result is
+//! within a few units in the last place of `f64::log2` (the unit test
+//! checks 4 ulp), far below the aggregation's tie tolerance (10⁻¹¹ of the
+//! problem's scale, [`super::criterion`]).
+
+/// `2^54`, to lift subnormals into the normal range.
+const TWO54: f64 = 18_014_398_509_481_984.0;
+/// `1/(2k+1)`, `k = 0..10`: `atanh(s)/s = Σ s^{2k}/(2k+1)`.
+const ATANH: [f64; 10] = [
+    1.0,
+    1.0 / 3.0,
+    1.0 / 5.0,
+    1.0 / 7.0,
+    1.0 / 9.0,
+    1.0 / 11.0,
+    1.0 / 13.0,
+    1.0 / 15.0,
+    1.0 / 17.0,
+    1.0 / 19.0,
+];
+
+#[inline(always)]
+fn fma<const F: bool>(a: f64, b: f64, c: f64) -> f64 {
+    if F {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
+/// `log2 x` for a positive finite `x` (branch-free: callers mask the rest).
+#[inline(always)]
+fn log2_pos<const F: bool>(x: f64) -> f64 {
+    let sub = x < f64::MIN_POSITIVE;
+    let x = if sub { x * TWO54 } else { x };
+    let bits = x.to_bits();
+    // The biased exponent as a float, without an integer conversion:
+    // 2^52 + k has k in its low mantissa bits.
+    let k = f64::from_bits((bits >> 52) | 0x4330_0000_0000_0000) - 4_503_599_627_370_496.0;
+    let m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    let big = m > std::f64::consts::SQRT_2;
+    let m = if big { m * 0.5 } else { m };
+    let e = k - 1023.0 + if big { 1.0 } else { 0.0 } - if sub { 54.0 } else { 0.0 };
+    let s = (m - 1.0) / (m + 1.0);
+    let z = s * s;
+    let mut q = ATANH[9];
+    for c in ATANH[..9].iter().rev() {
+        q = fma::<F>(q, z, *c);
+    }
+    fma::<F>(s * q, 2.0 * std::f64::consts::LOG2_E, e)
+}
+
+/// `x log2 x`, 0 for `x <= 0` (and for NaN).
+#[inline(always)]
+fn xlog2x_impl<const F: bool>(x: f64) -> f64 {
+    let l = log2_pos::<F>(x);
+    if x > 0.0 {
+        x * l
+    } else {
+        0.0
+    }
+}
+
+/// Whether this CPU runs the AVX2 + FMA versions.
+#[inline]
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A kernel compiled twice: `$name` runs `$avx_body` in `$avx` (built for
+/// AVX2 + FMA) when the CPU has them, else `$body` (the baseline build).
+macro_rules! multiversion {
+    ($(#[$m:meta])* fn $name:ident / $avx:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
+        => $body:expr, $avx_body:expr) => {
+        $(#[$m])*
+        pub(crate) fn $name($($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            if avx2() {
+                // SAFETY: the CPU has AVX2 and FMA (checked above).
+                return unsafe { $avx($($a),*) };
+            }
+            $body
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $avx($($a: $t),*) $(-> $r)? {
+            $avx_body
+        }
+    };
+}
+
+multiversion! {
+    /// `x log2 x`, 0 for `x <= 0`: the same function (bit for bit) the
+    /// vector loops use on this CPU, so that a part of one cell gains exactly 0.
+    fn xlog2x / xlog2x_avx2 (x: f64) -> f64 => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x)
+}
+
+/// Scratch of [`add_interval_xlog2x`]: running sums and their `x log2 x`
+/// per start slice.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct IntervalScratch {
+    run: Vec<f64>,
+    xl: Vec<f64>,
+}
+
+multiversion! {
+    /// Add `xlog2x(Σ_{t=i..j} x[t])` to `out[end_tri(j) + i]` for every
+    /// `j0 <= j < j1` and `i <= j` (rows `j0..j1` of an end-major triangle,
+    /// `out` starting at row `j0`): module docs. `prefix` is the series'
+    /// prefix sums (`prefix[t] = Σ_{s<t} x[s]`, `n + 1` entries), used to
+    /// start at row `j0 > 0`.
+    fn add_interval_xlog2x / add_interval_avx2 (
+        x: &[f64], prefix: &[f64], j0: usize, j1: usize, out: &mut [f64], s: &mut IntervalScratch
+    ) => add_interval::<false>(x, prefix, j0, j1, out, s), add_interval::<true>(x, prefix, j0, j1, out, s)
+}
+
+#[inline(always)]
+fn add_interval<const F: bool>(
+    x: &[f64],
+    prefix: &[f64],
+    j0: usize,
+    j1: usize,
+    out: &mut [f64],
+    s: &mut IntervalScratch,
+) {
+    let n = j1.min(x.len());
+    s.run.clear();
+    s.xl.clear();
+    // Rows before j0: start from the prefix sums (exact for zero runs:
+    // adding zeros leaves a prefix sum unchanged).
+    for i in 0..j0.min(n) {
+        let v = prefix[j0] - prefix[i];
+        s.run.push(v);
+        s.xl.push(xlog2x_impl::<F>(v));
+    }
+    let mut row = 0usize;
+    for (j, &a) in x.iter().enumerate().take(n).skip(j0) {
+        s.run.push(0.0);
+        s.xl.push(0.0);
+        if a != 0.0 {
+            for (r, l) in s.run.iter_mut().zip(s.xl.iter_mut()) {
+                *r += a;
+                *l = xlog2x_impl::<F>(*r);
+            }
+        }
+        let dst = &mut out[row..row + j + 1];
+        for (d, l) in dst.iter_mut().zip(&s.xl) {
+            *d += l;
+        }
+        row += j + 1;
+    }
+}
+
+multiversion! {
+    /// `max_k a[k] + b[k]` over the common length (`-inf` when empty).
+    fn max_plus / max_plus_avx2 (a: &[f64], b: &[f64]) -> f64 => max_plus_impl(a, b), max_plus_impl(a, b)
+}
+
+#[inline(always)]
+fn max_plus_impl(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut m = [f64::NEG_INFINITY; 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ar, br) = (ac.remainder(), bc.remainder());
+    for (x, y) in ac.zip(bc) {
+        for l in 0..8 {
+            let v = x[l] + y[l];
+            m[l] = if v > m[l] { v } else { m[l] };
+        }
+    }
+    for (l, (x, y)) in ar.iter().zip(br).enumerate() {
+        let v = x + y;
+        m[l] = if v > m[l] { v } else { m[l] };
+    }
+    m.iter()
+        .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a })
+}
+
+multiversion! {
+    /// The best segmentation value of every interval: `val(i, j) = max(a(i,
+    /// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`,
+    /// both start-major triangles (`(i, j)` at `tri(n, i, j)`, row `i`
+    /// holding `j = i..n`).
+    ///
+    /// Push order: once `val(i, c-1)` is final it is added to row `c` of
+    /// `a` and pushed into the candidates `val(i, j)`, `j >= c`. Rows are
+    /// taken four at a time, so that each candidate is loaded and stored
+    /// once per four rows (the loop is bound by memory operations, not
+    /// arithmetic).
+    fn segment_all / segment_all_avx2 (a: &[f64], n: usize, val: &mut [f64])
+        => segment_all_impl(a, n, val, push4_scalar),
+        segment_all_impl(a, n, val, |c, v, r| {
+            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
+            unsafe { push4_avx2(c, v, r) }
+        })
+}
+
+/// `cand[k] = max(cand[k], v[t] + rows[t][k])` for every `k` and `t < 4`.
+#[inline(always)]
+fn push4_scalar(cand: &mut [f64], v: [f64; 4], rows: [&[f64]; 4]) {
+    let n = cand.len();
+    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
+    for k in 0..n {
+        let m = (v[0] + r0[k]).max(v[1] + r1[k]);
+        let m = m.max((v[2] + r2[k]).max(v[3] + r3[k]));
+        cand[k] = cand[k].max(m);
+    }
+}
+
+/// [`push4_scalar`] with AVX2 `max` (one instruction, where `f64::max`
+/// needs NaN fix-ups and a select becomes a masked store).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn push4_avx2(cand: &mut [f64], v: [f64; 4], rows: [&[f64]; 4]) {
+    use std::arch::x86_64::*;
+    let n = cand.len();
+    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
+    let (v0, v1, v2, v3) = (
+        _mm256_set1_pd(v[0]),
+        _mm256_set1_pd(v[1]),
+        _mm256_set1_pd(v[2]),
+        _mm256_set1_pd(v[3]),
+    );
+    let mut k = 0;
+    while k + 4 <= n {
+        // SAFETY: k + 4 <= n and every row has n elements (sliced above).
+        unsafe {
+            let m0 = _mm256_max_pd(
+                _mm256_add_pd(v0, _mm256_loadu_pd(r0.as_ptr().add(k))),
+                _mm256_add_pd(v1, _mm256_loadu_pd(r1.as_ptr().add(k))),
+            );
+            let m1 = _mm256_max_pd(
+                _mm256_add_pd(v2, _mm256_loadu_pd(r2.as_ptr().add(k))),
+                _mm256_add_pd(v3, _mm256_loadu_pd(r3.as_ptr().add(k))),
+            );
+            let c = cand.as_mut_ptr().add(k);
+            _mm256_storeu_pd(c, _mm256_max_pd(_mm256_loadu_pd(c), _mm256_max_pd(m0, m1)));
+        }
+        k += 4;
+    }
+    push4_scalar(&mut cand[k..], v, [&r0[k..], &r1[k..], &r2[k..], &r3[k..]]);
+}
+
+#[inline(always)]
+fn segment_all_impl(
+    a: &[f64],
+    n: usize,
+    val: &mut [f64],
+    push4: impl Fn(&mut [f64], [f64; 4], [&[f64]; 4]),
+) {
+    let m = n * (n + 1) / 2;
+    assert!(
+        a.len() >= m && val.len() >= m,
+        "segment_all: triangles of {n} slices"
+    );
+    // Start of row c of `a` (and of `val`).
+    let row = |c: usize| c * (2 * n - c + 1) / 2;
+    for i in 0..n {
+        let start = row(i);
+        let len = n - i;
+        let cand = &mut val[start..start + len];
+        cand.copy_from_slice(&a[start..start + len]);
+        let mut c = i + 1;
+        while c < n {
+            let b = (n - c).min(4);
+            // Inside the block: val(i, c+t-1) is final once the rows c..c+t
+            // are pushed into positions below c+b; do those one by one.
+            let mut v = [f64::NEG_INFINITY; 4];
+            let mut rows: [&[f64]; 4] = [&[]; 4];
+            for t in 0..b {
+                v[t] = cand[c + t - 1 - i];
+                let r = &a[row(c + t)..row(c + t) + (n - c - t)];
+                for j in c + t..c + b {
+                    cand[j - i] = cand[j - i].max(v[t] + r[j - c - t]);
+                }
+                rows[t] = &r[c + b - c - t..];
+            }
+            // Past the block (only a full block has anything past it): the
+            // four rows at once.
+            if c + b < n {
+                push4(&mut cand[c + b - i..], v, rows);
+            }
+            c += b;
+        }
+    }
+}
+
+/// Start of row `j` of an end-major triangle (`(i, j)` at
+/// `end_tri(j) + i`, `i <= j`).
+#[inline(always)]
+pub(crate) fn end_tri(j: usize) -> usize {
+    j * (j + 1) / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, ulps: f64) -> bool {
+        (a - b).abs() <= ulps * f64::EPSILON * b.abs().max(f64::MIN_POSITIVE)
+    }
+
+    #[test]
+    fn log2_is_within_a_few_ulp() {
+        let mut x = 1e-310f64;
+        let mut worst = 0.0f64;
+        while x < 1e300 {
+            for y in [
+                x,
+                x * 1.4143,
+                x * 1.41422,
+                x * 0.7072,
+                x * 0.999_999_9,
+                x * 1.000_000_1,
+            ] {
+                let want = y.log2();
+                let got = log2_pos::<false>(y);
+                let fgot = log2_pos::<true>(y);
+                // Near 1 the logarithm is tiny: compare absolutely there.
+                let tol = 4.0 * f64::EPSILON * want.abs().max(1.0);
+                assert!((got - want).abs() <= tol, "log2({y}) = {got}, want {want}");
+                assert!(
+                    (fgot - want).abs() <= tol,
+                    "fma log2({y}) = {fgot}, want {want}"
+                );
+                worst = worst.max((got - want).abs() / want.abs().max(1.0));
+            }
+            x *= 1.37;
+        }
+        assert!(worst < 4.0 * f64::EPSILON, "{worst}");
+        for k in -1074..1024i64 {
+            let y = if k >= -1022 {
+                f64::from_bits(((k + 1023) as u64) << 52)
+            } else {
+                f64::from_bits(1u64 << (k + 1074))
+            };
+            assert_eq!(log2_pos::<false>(y), k as f64, "2^{k}");
+        }
+        assert_eq!(xlog2x(0.0), 0.0);
+        assert_eq!(xlog2x(-3.0), 0.0);
+        assert_eq!(xlog2x(f64::NAN), 0.0);
+        assert_eq!(xlog2x(4.0), 8.0);
+        assert!(close(xlog2x(3.0), 3.0 * 3f64.log2(), 4.0));
+    }
+
+    #[test]
+    fn interval_sums_match_brute_force_from_any_row() {
+        let x = [0.0, 1.5, 0.0, 0.0, 2.25, 1e-3, 0.0, 7.0, 3.0];
+        let n = x.len();
+        let mut prefix = vec![0.0; n + 1];
+        for t in 0..n {
+            prefix[t + 1] = prefix[t] + x[t];
+        }
+        for j0 in 0..n {
+            let mut out = vec![0.0; end_tri(n) - end_tri(j0)];
+            let mut s = IntervalScratch::default();
+            add_interval_xlog2x(&x, &prefix, j0, n, &mut out, &mut s);
+            add_interval::<false>(&x, &prefix, j0, n, &mut out, &mut s);
+            if j0 == 0 {
+                // One slice, one cell: exactly the scalar function's value.
+                let mut one = vec![0.0; 1];
+                add_interval_xlog2x(&x[4..5], &[], 0, 1, &mut one, &mut s);
+                assert_eq!(one[0], xlog2x(x[4]));
+            }
+            for j in j0..n {
+                for i in 0..=j {
+                    let v: f64 = x[i..=j].iter().sum();
+                    let want = 2.0 * if v > 0.0 { v * v.log2() } else { 0.0 };
+                    let got = out[end_tri(j) - end_tri(j0) + i];
+                    assert!(
+                        (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                        "{i}..={j} from row {j0}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn segment_all_is_the_pull_recurrence() {
+        for n in 1..12 {
+            let tri = |i: usize, j: usize| i * (2 * n - i + 1) / 2 + (j - i);
+            let a: Vec<f64> = (0..n * (n + 1) / 2)
+                .map(|k| (((k * 7919) % 23) as f64 - 11.0) * 0.25)
+                .collect();
+            let mut val = vec![0.0; a.len()];
+            segment_all(&a, n, &mut val);
+            let mut want = vec![0.0; a.len()];
+            for i in 0..n {
+                for j in i..n {
+                    let mut m = a[tri(i, j)];
+                    for c in i + 1..=j {
+                        m = m.max(want[tri(i, c - 1)] + a[tri(c, j)]);
+                    }
+                    want[tri(i, j)] = m;
+                }
+            }
+            assert_eq!(val, want, "{n}");
+        }
+    }
+
+    #[test]
+    fn max_plus_of_any_length() {
+        for n in 0..40 {
+            let a: Vec<f64> = (0..n).map(|k| ((k * 7919) % 13) as f64 - 6.0).collect();
+            let b: Vec<f64> = (0..n).map(|k| ((k * 104_729) % 17) as f64 * 0.5).collect();
+            let want = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| x + y)
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(max_plus(&a, &b), want, "{n}");
+            assert_eq!(max_plus_impl(&a, &b), want, "{n}");
+        }
+    }
+}
