@@ -27,10 +27,10 @@ pub(crate) struct Args {
     pub a: PathBuf,
     pub b: PathBuf,
     /// Window start in both files (default: each file's start).
-    #[arg(long = "from")]
+    #[arg(long = "from", allow_hyphen_values = true)]
     from: Option<f64>,
     /// Window end in both files (default: each file's end).
-    #[arg(long = "to")]
+    #[arg(long = "to", allow_hyphen_values = true)]
     to: Option<f64>,
     /// Whole states (default: clipped to the window).
     #[arg(long)]

@@ -19,10 +19,10 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 100)]
     slices: usize,
     /// Range start (seconds; default: the file's start).
-    #[arg(long = "from")]
+    #[arg(long = "from", allow_hyphen_values = true)]
     from: Option<f64>,
     /// Range end (seconds; default: the file's end).
-    #[arg(long = "to")]
+    #[arg(long = "to", allow_hyphen_values = true)]
     to: Option<f64>,
     /// duration: time in each state category; count: drawables starting in each slice.
     #[arg(long, default_value = "duration")]

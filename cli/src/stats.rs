@@ -32,10 +32,10 @@ use crate::query_out::Format;
 pub(crate) struct Args {
     pub file: PathBuf,
     /// Window start (seconds; default: the file's start).
-    #[arg(long = "from", global = true)]
+    #[arg(long = "from", global = true, allow_hyphen_values = true)]
     from: Option<f64>,
     /// Window end (seconds; default: the file's end).
-    #[arg(long = "to", global = true)]
+    #[arg(long = "to", global = true, allow_hyphen_values = true)]
     to: Option<f64>,
     /// Whole states (default: states crossing the window count only their part inside it).
     #[arg(long, global = true)]
