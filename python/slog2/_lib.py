@@ -11,7 +11,7 @@ cannot silently break Python.
 Library search order (first that loads wins):
   1. the environment variable ``SLOG2_LIB`` (a file, or a directory holding libslog2.so);
   2. a copy bundled in this package's directory (``slog2/libslog2.so``, put there when
-     a platform wheel is built, see ``python/README``-section in the repo README);
+     a platform wheel is built, see the repo README, "Install › Python: in a virtual environment");
   3. the system's, through ``ctypes.util.find_library("slog2")``.
 """
 

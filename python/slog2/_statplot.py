@@ -86,7 +86,8 @@ def _bars(df, ax, color, xlabel, title):
     below, above = df.attrs["below"], df.attrs["above"]
     extra = []
     if below or above:
-        extra.append(f"outliers: {below} below, {above} above")
+        log_axis = " (≤ 0 on a log axis)" if df.attrs["spec"][2] and below else ""
+        extra.append(f"outside the bars: {below} below{log_axis}, {above} above")
     if df.attrs.get("no_size"):
         extra.append(f"{df.attrs['no_size']} without a size")
     ax.set_xlabel(xlabel)
