@@ -702,6 +702,18 @@ extern "C" {
 int SLOG2_Write_compression(SLOG2_File fp, int level);
 
 /*
+ `*compressed` = 1 when the file read through `fp` has compressed tree
+ nodes (version `SLOG 2.0.Z`), else 0. SLOG2_Get_header reports the
+ layout version 206 for both: a compressed file is SLOG-2 2.0.6 with its
+ tree nodes deflated. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+ SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+
+ # Safety
+ `compressed` is NULL or valid for writing one int.
+ */
+int SLOG2_Get_compressed(SLOG2_File fp, int *compressed);
+
+/*
  The file's counts. The first call on a file scans it once (each record
  decoded once, at the speed of reading the bytes); later calls return the
  kept result. Safe to call from many threads. Returns SLOG2_OK;
@@ -1022,7 +1034,9 @@ int SLOG2_Query_preview(SLOG2_File fp, double t0, double t1, int depth, int *n_o
 int SLOG2_Query_preview_weights(SLOG2_File fp, double t0, double t1, int depth, int *n_out, int *shadow, int *category, float *incl, float *excl, int64_t *count, int *pos, int max);
 
 /*
- Version text into `description` (NUL-terminated) and `*version` = 206.
+ Version text into `description` (NUL-terminated) and `*version` = 206
+ (the layout version, also of a compressed `SLOG 2.0.Z` file: see
+ SLOG2_Get_compressed; the description names the file's version string).
  Returns the negative of the needed length (with the NUL) and writes
  nothing when `maxdesclen` is too small; else SLOG2_OK; SLOG2_ERR_NULL_ARG,
  SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.

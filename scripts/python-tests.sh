@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 venv="$root/target/pyvenv"
-[ -f target/release/libslog2.so ] && [ -x target/release/slog2 ] || cargo build --release
+# Always through cargo: a no-op when fresh, and never a stale library (a
+# libslog2.so older than python/slog2/_lib.py fails at import).
+cargo build --release --quiet
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi

@@ -1,37 +1,25 @@
-//! Compressed tree nodes (`SLOG 2.0.Z`, issue 28): round trips and hostile
-//! nodes.
+//! Compressed tree nodes (`SLOG 2.0.Z`, issue 28): round trips.
 //!
 //! - plain -> compressed -> plain is byte-identical (through `convert`, the
 //!   path `slog2 convert` takes), and compressed -> plain -> compressed too;
 //! - every reader path gives the same answers on both files: windows,
 //!   window rows, previews (rows and shadows), the cursor, the whole-file
 //!   scan, `read_node` of every node, `check`;
-//! - a damaged or hostile compressed node is a format error that names the
+//! - (a damaged or hostile compressed node is a format error that names the
 //!   node, never a panic or an allocation of what it declares; an inflated
-//!   size beyond the declared size stops at once;
+//!   size beyond the declared size stops at once: in `tests/hostile.rs`,
+//!   with the other hostile files);
 //! - the reference tools refuse a compressed file with their own version
 //!   message (when `SLOG2SDK_JARS` names the reference jars).
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::write_synthetic as write;
+
+use std::path::Path;
 
 use proptest::prelude::*;
-use slog2::format::{PackedNode, PACKED_PREFIX};
 use slog2::*;
-
-/// Write `n` synthetic drawables (and the fixture `data.txt`'s composites
-/// when `composites`) with `opts`.
-fn write(path: &Path, n: u64, seed: u64, opts: WriterOptions) -> WriteSummary {
-    let mut w = Slog2Writer::create(path, opts).unwrap();
-    for c in slog2_dev::synth::categories() {
-        w.add_category(c).unwrap();
-    }
-    for d in slog2_dev::synth::Synthetic::new(n, 6, seed) {
-        w.add_drawable(d).unwrap();
-    }
-    w.finish().unwrap()
-}
 
 /// `slog2 convert IN -o OUT [--compress=LEVEL]`.
 fn convert(input: &Path, out: &Path, compress: Option<u32>) {
@@ -224,143 +212,6 @@ fn fixtures_round_trip() {
     assert!(n >= 10, "{n} fixtures");
 }
 
-fn compressed_file(dir: &Path) -> PathBuf {
-    let z = dir.join("z.slog2");
-    write(
-        &z,
-        3000,
-        1,
-        WriterOptions {
-            leaf_bytesize: 4096,
-            compress: Some(6),
-            ..Default::default()
-        },
-    );
-    z
-}
-
-/// Every query that reads nodes, on a file with damaged nodes: errors, no
-/// panic.
-fn query_everything(f: &Slog2File) -> Vec<(ErrorKind, String)> {
-    let mut errors = Vec::new();
-    let tb = f.total_time();
-    let mut note = |r: Result<()>| {
-        if let Err(e) = r {
-            errors.push((e.kind(), e.to_string()));
-        }
-    };
-    for e in f.directory() {
-        note(f.read_node(e, format::NodeParts::All).map(|_| ()));
-    }
-    note(f.window_rows(tb.start, tb.end).map(|_| ()));
-    note(f.preview_rows(tb.start, tb.end, 1).map(|_| ()));
-    note(f.scan_rows().map(|_| ()));
-    let mut c = read::WindowCursor::new();
-    note(c.move_to(f, tb.start, tb.end).map(|_| ()));
-    let _ = f.check();
-    let _ = f.node_storage();
-    errors
-}
-
-/// Patch the part header of node `pos`'s drawables (method, plain size).
-fn patch_part(bytes: &mut [u8], f: &Slog2File, pos: usize, method: Option<u8>, plain: Option<i32>) {
-    let at = f.directory()[pos].ptr.offset as usize + 34;
-    if let Some(m) = method {
-        bytes[at] = m;
-    }
-    if let Some(p) = plain {
-        bytes[at + 1..at + 5].copy_from_slice(&p.to_be_bytes());
-    }
-}
-
-#[test]
-fn hostile_part_headers_are_errors_naming_the_node() {
-    let dir = tempfile::tempdir().unwrap();
-    let z = compressed_file(dir.path());
-    let f = Slog2File::open(&z).unwrap();
-    let orig = std::fs::read(&z).unwrap();
-    // A leaf whose drawables are zlib or fields (not stored).
-    let pos = (0..f.directory().len())
-        .find(|&i| {
-            let e = &f.directory()[i];
-            let r = e.ptr.range("n", f.file_len()).unwrap();
-            let p = PackedNode::parse(&orig[r], e.ptr.offset as u64).unwrap();
-            e.id.depth == 0 && p.parts[0].method != format::Method::Stored
-        })
-        .unwrap();
-    let id = f.directory()[pos].id;
-    let plain = {
-        let e = &f.directory()[pos];
-        let r = e.ptr.range("n", f.file_len()).unwrap();
-        PackedNode::parse(&orig[r], e.ptr.offset as u64)
-            .unwrap()
-            .parts[0]
-            .plain as i32
-    };
-    let cases: Vec<(&str, Option<u8>, Option<i32>)> = vec![
-        ("unknown compression method 7", Some(7), None),
-        // One byte less declared than the stream inflates to: stops at once.
-        ("beyond its declared", None, Some(plain - 1)),
-        ("where", None, Some(plain + 1)),
-        // A zip bomb: 2 GB declared from a few KB.
-        ("more than it can hold", None, Some(i32::MAX)),
-        ("negative part size", None, Some(-5)),
-        // Stored, but the sizes disagree.
-        ("more than it can hold", Some(0), None),
-    ];
-    for (want, method, size) in cases {
-        let mut b = orig.clone();
-        patch_part(&mut b, &f, pos, method, size);
-        let g = Slog2File::from_bytes(b).unwrap();
-        let errs = query_everything(&g);
-        assert!(!errs.is_empty(), "{want}: no error");
-        for (k, e) in &errs {
-            assert_eq!(*k, ErrorKind::Format, "{e}");
-            assert!(e.contains(&format!("node {id}")), "{want}: {e}");
-        }
-        assert!(
-            errs.iter().any(|(_, e)| e.contains(want)),
-            "{want}: {errs:?}"
-        );
-    }
-}
-
-/// Every single byte of a compressed node's payload changed, one at a
-/// time: an error or the same answers, never a panic. (zlib's checksum
-/// catches nearly all of them.)
-#[test]
-fn damaged_payload_bytes_are_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let z = compressed_file(dir.path());
-    let f = Slog2File::open(&z).unwrap();
-    let orig = std::fs::read(&z).unwrap();
-    let e = f.directory()[f.directory().len() / 2];
-    let (start, len) = (
-        e.ptr.offset as usize + PACKED_PREFIX,
-        e.ptr.size as usize - PACKED_PREFIX,
-    );
-    let mut caught = 0;
-    for i in (0..len).step_by((len / 300).max(1)) {
-        let mut b = orig.clone();
-        b[start + i] ^= 0x5a;
-        let g = Slog2File::from_bytes(b).unwrap();
-        let errs = query_everything(&g);
-        if !errs.is_empty() {
-            caught += 1;
-            // A damaged zlib stream names the node; a damaged stored part
-            // (a leaf's four-byte stub list) is a plain format error.
-            assert!(
-                errs.iter().all(|(k, m)| *k == ErrorKind::Format
-                    && (m.contains(&format!("node {}", e.id))
-                        || m.starts_with("malformed")
-                        || m.starts_with("truncated"))),
-                "{errs:?}"
-            );
-        }
-    }
-    assert!(caught > 0);
-}
-
 /// The reference tools refuse a compressed file with their version message
 /// and print no drawable (`SLOG2SDK_JARS=/path/to/jars` enables this).
 #[test]
@@ -370,7 +221,7 @@ fn reference_tools_refuse_a_compressed_file() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let z = compressed_file(dir.path());
+    let z = common::compressed_synthetic(dir.path());
     let out = std::process::Command::new("java")
         .arg("-jar")
         .arg(Path::new(&jars).join("slog2printserial.jar"))

@@ -1,9 +1,12 @@
-//! The writer's compression option (issue 28): `SLOG2_Write_compression`.
+//! Compressed tree nodes (`SLOG 2.0.Z`) from C: the writer's option
+//! `SLOG2_Write_compression`, and `SLOG2_Get_compressed` for a reader.
 
 use std::ffi::c_int;
 
-use super::fail;
-use super::slog2::{with_options, SLOG2_File, SLOG2_ERR_BAD_ARG};
+use super::slog2::{with_file, with_options, SLOG2_File, Slog2Api, SLOG2_ERR_BAD_ARG, SLOG2_OK};
+use super::{fail, out};
+
+type A = Slog2Api;
 
 /// Compress the tree nodes of the file being written at zlib `level` (1
 /// fastest … 9 smallest), or write plain SLOG-2 2.0.6 (`level` 0, the
@@ -27,5 +30,23 @@ pub unsafe extern "C" fn SLOG2_Write_compression(fp: SLOG2_File, level: c_int) -
             _ => return Err(fail(SLOG2_ERR_BAD_ARG, "compression level must be 0 to 9")),
         };
         Ok(())
+    })
+}
+
+/// `*compressed` = 1 when the file read through `fp` has compressed tree
+/// nodes (version `SLOG 2.0.Z`), else 0. SLOG2_Get_header reports the
+/// layout version 206 for both: a compressed file is SLOG-2 2.0.6 with its
+/// tree nodes deflated. Returns SLOG2_OK; SLOG2_ERR_NULL_ARG,
+/// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.
+///
+/// # Safety
+/// `compressed` is NULL or valid for writing one int.
+#[no_mangle]
+pub unsafe extern "C" fn SLOG2_Get_compressed(fp: SLOG2_File, compressed: *mut c_int) -> c_int {
+    with_file(fp, |file| {
+        // SAFETY: the caller's promise on `compressed`.
+        let o = unsafe { out::<A, _>(compressed, "compressed") }?;
+        *o = c_int::from(file.header().is_compressed());
+        Ok(SLOG2_OK)
     })
 }

@@ -194,3 +194,50 @@ fn a_range_scan_returns_the_drawables_ending_in_it_once() {
     // SAFETY: valid handle pointer.
     assert_eq!(unsafe { SLOG2_Close(&mut fp) }, SLOG2_OK);
 }
+
+/// SLOG2_Get_compressed: 1 for a file with compressed tree nodes (written
+/// here by the converter with `compress`), 0 for a plain one; the header's
+/// version is the layout version 206 for both.
+#[test]
+fn compressed_files_say_so() {
+    use slog2::{convert, trace, WriterOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let z = dir.path().join("z.slog2");
+    let mut src = trace::open_source(&data()).unwrap();
+    let opts = convert::ConvertOptions {
+        writer: WriterOptions {
+            compress: Some(6),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    convert::convert(&mut *src, &z, &opts, &mut |_| (), &mut |_| ()).unwrap();
+    for (path, want) in [(data(), 0), (z, 1)] {
+        let mut fp = open_r(&path);
+        let (mut packed, mut version) = (-1, 0);
+        let mut desc = [0 as c_char; 256];
+        // SAFETY: valid handle, out-pointers and a 256-byte buffer.
+        unsafe {
+            assert_eq!(
+                slog2_capi::compress::SLOG2_Get_compressed(fp, &mut packed),
+                SLOG2_OK
+            );
+            assert_eq!(
+                SLOG2_Get_header(fp, desc.as_mut_ptr(), 256, &mut version),
+                SLOG2_OK
+            );
+            assert_eq!(
+                slog2_capi::compress::SLOG2_Get_compressed(fp, std::ptr::null_mut()),
+                SLOG2_ERR_NULL_ARG
+            );
+        }
+        // SAFETY: SLOG2_Get_header wrote a NUL-terminated string.
+        let text = unsafe { CStr::from_ptr(desc.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!((packed, version), (want, 206), "{text}");
+        assert_eq!(text.contains("2.0.Z"), want == 1, "{text}");
+        // SAFETY: the handle from open_r.
+        assert_eq!(unsafe { SLOG2_Close(&mut fp) }, SLOG2_OK);
+    }
+}

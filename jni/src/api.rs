@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use slog2::ErrorKind;
 
 use jni::objects::{GlobalRef, JByteArray, JClass, JMethodID, JObject, JString};
-use jni::sys::{jdouble, jint, jlong, jvalue};
+use jni::sys::{jboolean, jdouble, jint, jlong, jvalue};
 use jni::JNIEnv;
 
 use slog2::read::{Rows, RowsRef, ShadowWeights};
@@ -283,6 +283,17 @@ pub extern "system" fn Java_slog2_api_Native_rootDepth(
 ) -> jint {
     guard(&mut env, EXC, |_| {
         on_file(h, |f| Ok(jint::from(f.root_depth())))
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_slog2_api_Native_compressed(
+    mut env: JNIEnv,
+    _class: JClass,
+    h: jlong,
+) -> jboolean {
+    guard(&mut env, EXC, |_| {
+        on_file(h, |f| Ok(jboolean::from(f.header().is_compressed())))
     })
 }
 

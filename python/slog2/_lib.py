@@ -283,6 +283,7 @@ SLOG2_FUNCTIONS = {
     "SLOG2_Scan_close": (c_int, [_ph]),
     "SLOG2_Scan_open_range": (c_int, [_h, c_double, c_double, _ph]),
     "SLOG2_Get_counts": (c_int, [_h, P(SLOG2_Counts)]),
+    "SLOG2_Get_compressed": (c_int, [_h, _pi]),
     "SLOG2_Get_category_counts": (c_int, [_h, _pi, _buf, _buf, _buf, _buf, _pi, c_int]),
     "SLOG2_Count_definition": (c_char_p, []),
     # The overview (issue #29; slog2/_overview.py).

@@ -378,6 +378,11 @@ class File(Closing, StatsMixin):
         check(rc, "SLOG2_Get_header")
         self.header: str = desc.value.decode("utf-8", "replace")
         self.version: int = ver.value
+        packed = c_int()
+        check(L.SLOG2_Get_compressed(self._h, byref(packed)), "SLOG2_Get_compressed")
+        #: True for a file with compressed tree nodes (``SLOG 2.0.Z``); ``version``
+        #: is the layout version, 206, for both.
+        self.compressed: bool = bool(packed.value)
         # categories
         cats: List[Category] = []
         tbuf = ctypes.create_string_buffer(64 * 1024)

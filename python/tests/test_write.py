@@ -190,6 +190,8 @@ def test_compressed_file_reads_the_same(tmp_path):
     assert "valid" in r.stdout and r.returncode == 0
     assert "compressed" in run_cli("info", packed).stdout
     with slog2.open(plain) as a, slog2.open(packed) as b:
+        assert (a.compressed, b.compressed) == (False, True)
+        assert a.version == b.version == 206 and "SLOG 2.0.Z" in b.header
         ra, rb = a.window(0, 2), b.window(0, 2)
         assert len(ra) == len(rb) == 8
         for col in ("kind", "category", "start", "end", "time0", "time1", "line0", "line1", "parent"):

@@ -77,3 +77,37 @@ pub fn traces(
             s.into_bytes()
         })
 }
+
+/// Write `n` synthetic drawables (`slog2_dev::synth`, 6 lines) with `opts`.
+pub fn write_synthetic(
+    path: &Path,
+    n: u64,
+    seed: u64,
+    opts: slog2::WriterOptions,
+) -> slog2::WriteSummary {
+    let mut w = slog2::Slog2Writer::create(path, opts).unwrap();
+    for c in slog2_dev::synth::categories() {
+        w.add_category(c).unwrap();
+    }
+    for d in slog2_dev::synth::Synthetic::new(n, 6, seed) {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+/// A compressed file of 3,000 synthetic drawables in small leaves (many
+/// nodes), for damaging.
+pub fn compressed_synthetic(dir: &Path) -> PathBuf {
+    let z = dir.join("z.slog2");
+    write_synthetic(
+        &z,
+        3000,
+        1,
+        slog2::WriterOptions {
+            leaf_bytesize: 4096,
+            compress: Some(6),
+            ..Default::default()
+        },
+    );
+    z
+}

@@ -27,7 +27,9 @@ pub(super) struct Cursor {
 // ---------------------------------------------------------------------------
 // Input API
 
-/// Version text into `description` (NUL-terminated) and `*version` = 206.
+/// Version text into `description` (NUL-terminated) and `*version` = 206
+/// (the layout version, also of a compressed `SLOG 2.0.Z` file: see
+/// SLOG2_Get_compressed; the description names the file's version string).
 /// Returns the negative of the needed length (with the NUL) and writes
 /// nothing when `maxdesclen` is too small; else SLOG2_OK; SLOG2_ERR_NULL_ARG,
 /// SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE.

@@ -39,6 +39,8 @@ final class Native {
 
     static native int rootDepth(long h) throws Slog2Exception;
 
+    static native boolean compressed(long h) throws Slog2Exception;
+
     static native Category[] categories(long h) throws Slog2Exception;
 
     static native YMap[] yMaps(long h) throws Slog2Exception;

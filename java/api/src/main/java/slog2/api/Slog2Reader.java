@@ -93,6 +93,15 @@ public final class Slog2Reader implements AutoCloseable {
         return Native.rootDepth(handle);
     }
 
+    /**
+     * True when the file's tree nodes are compressed (version {@code SLOG 2.0.Z},
+     * written by {@code slog2 convert --compress}); the reference tools read
+     * only plain 2.0.6 files.
+     */
+    public boolean isCompressed() throws Slog2Exception {
+        return Native.compressed(handle);
+    }
+
     /** The file's categories in file order, the preview categories (-1 event, -2 arrow, -3 state) included. Shared: do not modify. */
     public Category[] categories() throws Slog2Exception {
         Category[] c = categories;

@@ -2,6 +2,7 @@ package slog2.api;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -353,6 +354,11 @@ class Slog2ReaderTest {
         Cli.ok("convert", "-q", "--compress", Cli.FIXTURES.resolve("slog2/fpilog.slog2").toString(),
                 "-o", z.toString());
         assertTrue(Cli.ok("info", z.toString()).contains("compressed"));
+        try (Slog2Reader r = Slog2Reader.open(z.toString());
+             Slog2Reader p = Slog2Reader.open(Cli.FIXTURES.resolve("slog2/fpilog.slog2").toString())) {
+            assertTrue(r.isCompressed());
+            assertFalse(p.isCompressed());
+        }
         checkCategories(z);
         checkMaps(z);
         checkQueries(z);
