@@ -50,6 +50,8 @@ pub(crate) fn category_table(f: &Slog2File, counts: &Counts, w: &mut impl Write)
     writeln!(
         w,
         "  (drawables and members: counted in the file; stored: the category block's count, \
-         which counts members and is 0 for composite categories; see `slog2 info --help`)"
+         which counts members and is 0 for composite categories; incl and excl: the stored \
+         ratios, summed durations over the file's time span as the reference writes them — \
+         seconds are in `slog2 stats FILE profile`; see `slog2 info --help`)"
     )
 }
