@@ -43,7 +43,8 @@ from ._reader import (
     YMap,
     open,
 )
-from ._stats import Stats, compare, compare_time_profiles
+from ._compare import compare, compare_time_profiles
+from ._stats import Stats
 from ._writer import Writer, encode_info
 
 __version__ = "0.1.0"

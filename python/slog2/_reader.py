@@ -40,6 +40,7 @@ import numpy as np
 from . import _lib
 from ._closing import Closing
 from ._errors import ArgumentError, check, error
+from ._columns import COLUMNS  # noqa: F401  (the package's name for them)
 from ._stats import StatsMixin
 
 L = _lib.lib
@@ -50,16 +51,6 @@ COUNT_DEFINITION: str = L.SLOG2_Count_definition().decode("utf-8", "replace")
 TOPOLOGIES = {0: "event", 1: "state", 2: "arrow"}
 KINDS = ("primitive", "composite", "shadow")
 
-_NP_OF_C = {
-    ctypes.c_int: np.intc,
-    ctypes.c_double: np.float64,
-    ctypes.c_int64: np.int64,
-}
-
-#: (name, numpy dtype) of every query column, in SLOG2_Query_columns order.
-COLUMNS: Tuple[Tuple[str, type], ...] = tuple(
-    (name, _NP_OF_C[t]) for name, t in _lib.SLOG2_QUERY_COLUMNS
-)
 
 
 def _text(buf, n: int) -> str:

@@ -19,6 +19,8 @@ use super::bytes::{put_i16, put_i32, put_i64, put_str, Decoder};
 use crate::error::{Error, Result};
 
 pub const VERSION: &str = "SLOG 2.0.6";
+/// The version string of a file with compressed tree nodes (`super::packed`).
+pub const VERSION_COMPRESSED: &str = "SLOG 2.0.Z";
 pub const HEADER_SIZE: usize = 108;
 
 /// A file block pointer: `(offset, size)`; null when offset == 0 or size <= 0.
@@ -128,7 +130,7 @@ impl Header {
 
     /// Whether the file's tree nodes are compressed ([`super::packed`]).
     pub fn is_compressed(&self) -> bool {
-        self.version == super::packed::VERSION_COMPRESSED
+        self.version == VERSION_COMPRESSED
     }
 
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -167,8 +169,8 @@ impl Header {
         let raw = d.bytes(10)?;
         let version = if raw == VERSION.as_bytes() {
             VERSION
-        } else if raw == super::packed::VERSION_COMPRESSED.as_bytes() {
-            super::packed::VERSION_COMPRESSED
+        } else if raw == VERSION_COMPRESSED.as_bytes() {
+            VERSION_COMPRESSED
         } else {
             return Err(Error::BadVersion { found: quote(raw) });
         };

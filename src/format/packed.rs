@@ -47,11 +47,9 @@ use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, 
 use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
 use super::fields::{self, Join, Split};
 use super::header::BlockPtr;
+pub use super::header::VERSION_COMPRESSED;
 use super::Decoder;
 use crate::error::{Error, Result};
-
-/// The version string of a file with compressed tree nodes.
-pub const VERSION_COMPRESSED: &str = "SLOG 2.0.Z";
 
 /// Bytes of a compressed node before its payload.
 pub const PACKED_PREFIX: usize = NODE_HEADER_SIZE + 2 * PART_HEADER;

@@ -19,11 +19,19 @@ use std::sync::mpsc::{Receiver, SyncSender};
 
 use rustc_hash::FxHashMap;
 
-use super::nodes::BlockJob;
 use super::NodeDrawables;
 use crate::error::{Error, Result};
-use crate::format::{self, BlockPtr, DirEntry, Packer};
+use crate::format::{self, BlockPtr, DirEntry, Packer, Stub};
 use crate::model::NodeId;
+
+/// A node ready to be written: its entry (the pointer's size is the
+/// block's size in the 2.0.6 layout, its offset not yet known), its
+/// drawables and its children's stubs.
+pub(super) struct BlockJob {
+    pub(super) entry: DirEntry,
+    pub(super) drawables: NodeDrawables,
+    pub(super) held: Vec<Stub>,
+}
 
 /// What the block stage leaves when every node is written.
 #[derive(Debug, Default)]

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
-use super::blocks::{BlockWriter, BlocksWritten};
+use super::blocks::{BlockJob, BlockWriter, BlocksWritten};
 use super::shadow::ShadowBuf;
 use super::NodeDrawables;
 use crate::error::{Error, Result};
@@ -172,15 +172,6 @@ struct NodeWorker {
     /// Reused for every node: a node's shadows are built when it closes.
     shadows: ShadowBuf,
     root: Option<(DirEntry, Stub, std::collections::BTreeSet<i32>)>,
-}
-
-/// A node ready to be written: its entry (the pointer's size is the
-/// block's size in the 2.0.6 layout, its offset not yet known), its
-/// drawables and its children's stubs.
-pub(super) struct BlockJob {
-    pub(super) entry: DirEntry,
-    pub(super) drawables: NodeDrawables,
-    pub(super) held: Vec<Stub>,
 }
 
 impl NodeWorker {
