@@ -70,15 +70,6 @@ fn close(mut fp: SLOG2_File) -> c_int {
     unsafe { SLOG2_Close(&mut fp) }
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// A SLOG2_Write_dir mismatch deleted the file that already existed at the
 /// target (the check ran after the rename).
 #[test]
@@ -104,7 +95,7 @@ fn write_dir_mismatch_keeps_the_existing_file() {
     assert_eq!(unsafe { SLOG2_Write_dir(fp, &wrong, 1) }, SLOG2_OK);
     assert_eq!(close(fp), SLOG2_ERR_STATE);
     assert_eq!(std::fs::read(&out).unwrap(), b"the user's file");
-    assert_eq!(names(dir.path()), vec!["out.slog2"]);
+    assert_eq!(slog2_dev::names(dir.path()), vec!["out.slog2"]);
 }
 
 /// A negative category through SLOG2_Write_drawable_object gave a file
@@ -265,5 +256,9 @@ fn exit_without_close_leaves_no_temp_file() {
         .status()
         .unwrap();
     assert!(st.success());
-    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+    assert!(
+        slog2_dev::names(dir.path()).is_empty(),
+        "{:?}",
+        slog2_dev::names(dir.path())
+    );
 }

@@ -17,15 +17,6 @@ fn samples() -> PathBuf {
     common::fixture("trace-sample")
 }
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 fn print_of(p: &Path) -> String {
     let o = Command::new(bin()).arg("print").arg(p).output().unwrap();
     assert!(o.status.success());
@@ -81,7 +72,7 @@ fn convert_onto_its_input_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("is the input file"), "{err}");
     assert_eq!(std::fs::read(&x).unwrap(), before);
-    assert_eq!(names(dir.path()), vec!["x.slog2"]);
+    assert_eq!(slog2_dev::names(dir.path()), vec!["x.slog2"]);
 }
 
 /// Start a conversion that blocks reading a FIFO after its first records,
@@ -111,7 +102,10 @@ fn blocked_conversion(dir: &Path, out: &Path) -> (std::process::Child, std::fs::
     let text = std::fs::read(samples().join("data.txt")).unwrap();
     w.write_all(&text[..text.len() / 2]).unwrap();
     let t0 = Instant::now();
-    while !names(dir).iter().any(|n| n.ends_with(".partial")) {
+    while !slog2_dev::names(dir)
+        .iter()
+        .any(|n| n.ends_with(".partial"))
+    {
         assert!(t0.elapsed() < Duration::from_secs(20), "no temporary file");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -149,7 +143,7 @@ fn signals_remove_the_temporary_file() {
         drop(w);
         assert_eq!(st.signal(), Some(sig), "signal {sig}: {st:?}");
         assert_eq!(
-            names(dir.path()),
+            slog2_dev::names(dir.path()),
             vec!["in.fifo", "out.slog2"],
             "signal {sig}"
         );
@@ -170,7 +164,9 @@ fn kill_during_write_keeps_the_old_file_and_the_next_writer_cleans_up() {
     child.wait().unwrap();
     drop(w);
     assert_eq!(std::fs::read(&out).unwrap(), b"the old output");
-    assert!(names(dir.path()).iter().any(|n| n.ends_with(".partial")));
+    assert!(slog2_dev::names(dir.path())
+        .iter()
+        .any(|n| n.ends_with(".partial")));
     let st = Command::new(bin())
         .args(["convert", "-q"])
         .arg(samples().join("data.txt"))
@@ -179,7 +175,7 @@ fn kill_during_write_keeps_the_old_file_and_the_next_writer_cleans_up() {
         .status()
         .unwrap();
     assert!(st.success());
-    assert_eq!(names(dir.path()), vec!["in.fifo", "out.slog2"]);
+    assert_eq!(slog2_dev::names(dir.path()), vec!["in.fifo", "out.slog2"]);
     assert_eq!(print_of(&out), print_of(&samples().join("data.slog2")));
 }
 
@@ -210,7 +206,11 @@ fn file_size_limit_is_an_error_message() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{:?} {err}", o.status);
     assert!(err.contains("File too large"), "{err}");
-    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+    assert!(
+        slog2_dev::names(dir.path()).is_empty(),
+        "{:?}",
+        slog2_dev::names(dir.path())
+    );
 }
 
 /// `slog2 print F | head` reported "I/O error on F: Broken pipe", exit 1.
@@ -368,8 +368,8 @@ fn output_onto_special_files_never_replaces_them() {
     let out = convert_to(&sub);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
-    assert!(names(&sub).is_empty());
-    assert!(!names(d).iter().any(|n| n.ends_with(".partial")));
+    assert!(slog2_dev::names(&sub).is_empty());
+    assert!(!slog2_dev::names(d).iter().any(|n| n.ends_with(".partial")));
 }
 
 /// Issue #26/#27: negative times are values; `check` on a missing file says
