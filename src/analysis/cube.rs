@@ -47,7 +47,7 @@
 //! [`Cube::sum_over_lines`] is the slices × categories time profile.
 
 use crate::error::{Error, Result};
-use crate::model::{Topology, YCoordMap};
+use crate::model::{TimeText, Topology, YCoordMap};
 use crate::read::Slog2File;
 
 use super::fold::{fold, fold_parts, Accumulator};
@@ -95,7 +95,10 @@ impl Grid {
     pub fn new(t0: f64, t1: f64, n: usize) -> Result<Grid> {
         if !(t0.is_finite() && t1.is_finite() && t0 < t1) {
             return Err(Error::InvalidArgument(format!(
-                "overview range [{t0}, {t1}] must be finite and non-empty"
+                "time range [{}, {}] must be finite and non-empty: an overview or time profile \
+                 cuts it into slices (a file or window of one instant has nothing to cut)",
+                TimeText(t0),
+                TimeText(t1)
             )));
         }
         if n == 0 {
