@@ -498,43 +498,49 @@ int open_archive(struct _trace_file *fp)
     }
     assign_world_ranks(fp);
 
-    /* Local definitions (clock offsets, mappings) and event readers. */
-    for (size_t i = 0; i < fp->nlocs; i++)
-        if (OTF2_Reader_SelectLocation(fp->reader, fp->locs[i].ref) != OTF2_SUCCESS)
+    if (events_open(fp))
+        return fp->err;
+    fp->ncats = N_FIXED_CATS + (int)fp->nmembers + (int)fp->nregions;
+    return 0;
+}
+
+/* Select locations [from, to) on reader r, open their event readers and read
+ * their local definitions (clock offsets, mappings: libotf2 applies them to
+ * the events of that location), one definition reader open at a time. */
+int open_locations(struct _trace_file *fp, OTF2_Reader *r, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (OTF2_Reader_SelectLocation(r, fp->locs[i].ref) != OTF2_SUCCESS)
             return fail(fp, ERR_OPEN, "%s: cannot select location %llu", fp->path,
                         (unsigned long long)fp->locs[i].ref);
-    int have_defs = OTF2_Reader_OpenDefFiles(fp->reader) == OTF2_SUCCESS;
+    int have_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
     otf2_msg[0] = 0; /* an archive without local definition files is fine */
-    if (OTF2_Reader_OpenEvtFiles(fp->reader) != OTF2_SUCCESS)
+    if (OTF2_Reader_OpenEvtFiles(r) != OTF2_SUCCESS)
         return fail(fp, ERR_OPEN, "%s: cannot open the event files", fp->path);
-    for (size_t i = 0; i < fp->nlocs; i++) {
+    for (size_t i = from; i < to; i++) {
         char d[256];
-        if (!OTF2_Reader_GetEvtReader(fp->reader, fp->locs[i].ref)) {
+        if (!OTF2_Reader_GetEvtReader(r, fp->locs[i].ref)) {
             describe_loc(fp, (int)i, d, sizeof d);
             return fail(fp, ERR_OPEN, "%s: %s: cannot open its event file", fp->path, d);
         }
         if (!have_defs)
             continue;
-        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(fp->reader, fp->locs[i].ref);
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, fp->locs[i].ref);
         if (!dr) {
             otf2_msg[0] = 0;
             continue;
         }
         uint64_t n = 0;
-        rc = OTF2_Reader_ReadAllLocalDefinitions(fp->reader, dr, &n);
+        OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(r, dr, &n);
         if (rc != OTF2_SUCCESS) {
             describe_loc(fp, (int)i, d, sizeof d);
             return fail(fp, ERR_OPEN, "%s: %s: reading its local definitions failed: %s", fp->path, d,
                         OTF2_Error_GetDescription(rc));
         }
-        OTF2_Reader_CloseDefReader(fp->reader, dr);
+        OTF2_Reader_CloseDefReader(r, dr);
     }
     if (have_defs)
-        OTF2_Reader_CloseDefFiles(fp->reader);
+        OTF2_Reader_CloseDefFiles(r);
     otf2_msg[0] = 0;
-
-    if (events_open(fp))
-        return fp->err;
-    fp->ncats = N_FIXED_CATS + (int)fp->nmembers + (int)fp->nregions;
     return 0;
 }

@@ -23,7 +23,9 @@
  *
  * The events are pulled in batches (BATCH events per ReadGlobalEvents call)
  * whenever the queue of finished drawables is empty, so the queue holds at
- * most one batch's drawables.
+ * most one batch's drawables. With more locations than the chunk-buffer
+ * budget allows open at once, the same callbacks get the same stream from the
+ * merge of otf2_spill.c instead (replay_event at the end of this file).
  *
  * Record kinds not mapped are counted per kind (otf2_unsupported.h, generated
  * from this libotf2's callback header) and reported once at the end, with
@@ -38,6 +40,7 @@
 
 #include "otf2_internal.h"
 #include "otf2_payload.h"
+#include "otf2_spill.h"
 
 /* ------------------------------------------------------------------------ */
 /* Output queue */
@@ -478,9 +481,9 @@ static int close_open(struct _trace_file *fp)
 /* After the global event reader failed: find the location whose event file
  * is damaged, by reading each unfinished location's events alone with a
  * second reader (only on this error path). Returns its index or -1. */
-static int find_bad_location(struct _trace_file *fp)
+static int find_bad_location(struct _trace_file *fp, size_t from, size_t to)
 {
-    for (size_t i = 0; i < fp->nlocs; i++) {
+    for (size_t i = from; i < to; i++) {
         if (fp->locs[i].declared && fp->locs[i].read >= fp->locs[i].declared)
             continue;
         OTF2_Reader *r = OTF2_Reader_Open(fp->path);
@@ -502,30 +505,44 @@ static int find_bad_location(struct _trace_file *fp)
     return -1;
 }
 
+/* Up to `max` events of global reader ger (of locations [from, to)) into its
+ * callbacks. A failure stores a text naming the damaged location where one
+ * can be found, and when (after which tick) it happened. */
+int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ger, uint64_t max, uint64_t *got,
+                size_t from, size_t to, int have_last, uint64_t last_ticks)
+{
+    OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(r, ger, max, got);
+    if (fp->err)
+        return fp->err;
+    if (rc == OTF2_SUCCESS)
+        return 0;
+    char when[64] = "at the first event", where[300] = "";
+    if (have_last)
+        snprintf(when, sizeof when, "after tick %llu", (unsigned long long)last_ticks);
+    char keep[sizeof otf2_msg];
+    memcpy(keep, otf2_msg, sizeof keep);
+    int bad = find_bad_location(fp, from, to);
+    memcpy(otf2_msg, keep, sizeof keep);
+    if (bad >= 0) {
+        char d[256];
+        describe_loc(fp, bad, d, sizeof d);
+        snprintf(where, sizeof where, "%s: its event file is damaged: ", d);
+    }
+    return fail(fp, ERR_READ, "%s: %sreading the events failed %s: %s", fp->path, where, when,
+                OTF2_Error_GetDescription(rc));
+}
+
 /* Make sure a drawable is queued, or events_done. */
 int fill(struct _trace_file *fp)
 {
     while (!fp->err && fp->qlen == 0 && !fp->events_done) {
         uint64_t got = 0;
-        OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(fp->reader, fp->ger, BATCH, &got);
+        if (fp->spill_mode ? spill_read(fp, BATCH, &got)
+                           : read_events(fp, fp->reader, fp->ger, BATCH, &got, 0, fp->nlocs, fp->have_last,
+                                         fp->last_ticks))
+            return fp->err;
         if (fp->err)
             return fp->err;
-        if (rc != OTF2_SUCCESS) {
-            char when[64] = "at the first event", where[300] = "";
-            if (fp->have_last)
-                snprintf(when, sizeof when, "after tick %llu", (unsigned long long)fp->last_ticks);
-            char keep[sizeof otf2_msg];
-            memcpy(keep, otf2_msg, sizeof keep);
-            int bad = find_bad_location(fp);
-            memcpy(otf2_msg, keep, sizeof keep);
-            if (bad >= 0) {
-                char d[256];
-                describe_loc(fp, bad, d, sizeof d);
-                snprintf(where, sizeof where, "%s: its event file is damaged: ", d);
-            }
-            return fail(fp, ERR_READ, "%s: %sreading the events failed %s: %s", fp->path, where, when,
-                        OTF2_Error_GetDescription(rc));
-        }
         if (got == 0) {
             fp->events_done = 1;
             /* OTF2 stops quietly at the end of a truncated event file: compare
@@ -552,13 +569,17 @@ int fill(struct _trace_file *fp)
 /* ------------------------------------------------------------------------ */
 /* The global event reader */
 
-int events_open(struct _trace_file *fp)
+/* The global event reader of r over locations [from, to) (their event readers
+ * open), with the event callbacks -- or, with `record`, pass 1's recorders
+ * for the mapped kinds (otf2_spill.c). */
+int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader **out, size_t from, size_t to,
+                       int record)
 {
-    fp->ger = OTF2_Reader_GetGlobalEvtReader(fp->reader);
-    if (!fp->ger) {
+    OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(r);
+    if (!ger) {
         char keep[sizeof otf2_msg], d[256] = "";
         memcpy(keep, otf2_msg, sizeof keep);
-        int bad = find_bad_location(fp);
+        int bad = find_bad_location(fp, from, to);
         memcpy(otf2_msg, keep, sizeof keep);
         if (bad >= 0) {
             describe_loc(fp, bad, d, sizeof d - 40);
@@ -571,6 +592,10 @@ int events_open(struct _trace_file *fp)
         return fail(fp, ERR_MEM, "out of memory");
     register_unsupported(ecb);
     OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(ecb, ev_unknown);
+    if (record) {
+        spill_register_recorders(ecb);
+        goto registered;
+    }
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
     OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
     OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ecb, ev_send);
@@ -584,9 +609,66 @@ int events_open(struct _trace_file *fp)
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(ecb, ev_coll_begin);
     OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, ev_coll_end);
     OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, ev_metric);
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(fp->reader, fp->ger, ecb, fp);
+registered:;
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalEvtCallbacks(r, ger, ecb, fp);
     OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+    *out = ger;
     if (rc != OTF2_SUCCESS)
         return fail(fp, ERR_OPEN, "%s: cannot register event callbacks", fp->path);
     return 0;
+}
+
+/* Direct reading when every location's event reader fits the budget (one
+ * global event reader over them all); otherwise pass 1 of otf2_spill.c runs
+ * at the first drawable asked for. */
+int events_open(struct _trace_file *fp)
+{
+    if (fp->nlocs > spill_group_size(fp)) {
+        fp->spill_mode = 1;
+        return 0;
+    }
+    if (open_locations(fp, fp->reader, 0, fp->nlocs))
+        return fp->err;
+    return open_global_reader(fp, fp->reader, &fp->ger, 0, fp->nlocs, 0);
+}
+
+/* One recorded event (otf2_spill.c, pass 2) into the callback of its kind. */
+OTF2_CallbackCode replay_event(struct _trace_file *fp, const spill_rec *e, const spill_value *v)
+{
+    switch (e->kind) {
+    case SP_ENTER:
+        return ev_enter(e->loc, e->t, fp, NULL, e->a);
+    case SP_LEAVE:
+        return ev_leave(e->loc, e->t, fp, NULL, e->a);
+    case SP_SEND:
+        return ev_send(e->loc, e->t, fp, NULL, e->a, e->b, e->c, e->x);
+    case SP_RECV:
+        return ev_recv(e->loc, e->t, fp, NULL, e->a, e->b, e->c, e->x);
+    case SP_ISEND:
+        return ev_isend(e->loc, e->t, fp, NULL, e->a, e->b, e->c, e->x, e->y);
+    case SP_IRECV:
+        return ev_irecv(e->loc, e->t, fp, NULL, e->a, e->b, e->c, e->x, e->y);
+    case SP_ISEND_DONE:
+    case SP_REQUEST_CANCELLED:
+        return ev_request_done(e->loc, e->t, fp, NULL, e->y);
+    case SP_IRECV_REQUEST:
+        return ev_irecv_request(e->loc, e->t, fp, NULL, e->y);
+    case SP_REQUEST_TEST:
+        return ev_request_test(e->loc, e->t, fp, NULL, e->y);
+    case SP_COLL_BEGIN:
+        return ev_coll_begin(e->loc, e->t, fp, NULL);
+    case SP_COLL_END:
+        return ev_coll_end(e->loc, e->t, fp, NULL, e->n, e->a, e->b, e->x, e->y);
+    case SP_METRIC: {
+        OTF2_Type types[256];
+        OTF2_MetricValue values[256];
+        for (int i = 0; i < e->n; i++) {
+            types[i] = (OTF2_Type)v[i].type;
+            values[i] = v[i].value;
+        }
+        return ev_metric(e->loc, e->t, fp, NULL, e->a, e->n, types, values);
+    }
+    }
+    fail(fp, ERR_READ, "%s: the temporary event file is damaged (record kind %d)", fp->path, e->kind);
+    return OTF2_CALLBACK_INTERRUPT;
 }

@@ -10,6 +10,8 @@
  *                   definitions, world ranks and communicator ranks
  *   otf2_events.c   the events: callbacks that turn events into drawables in
  *                   end-time order, the end-of-events checks and report
+ *   otf2_spill.c    many locations in bounded memory: groups of locations
+ *                   read into sorted runs of a temporary file, then merged
  *   otf2_msgq.c     the message matcher (send/receive halves -> arrows)
  *   otf2_umap.c     the hash map from OTF2 references to dense indices
  *   otf2_payload.h  the big-endian encoder of a drawable's info bytes
@@ -167,6 +169,10 @@ struct _trace_file {
     /* messages in flight */
     matcher mt;
 
+    /* many locations: events through temporary sorted runs (otf2_spill.h) */
+    int spill_mode;
+    struct spill *spill;
+
     /* stream state and statistics */
     uint64_t last_ticks;
     int have_last;
@@ -195,8 +201,14 @@ void describe_loc(struct _trace_file *fp, int li, char *buf, size_t n);
 int32_t ref_value(uint64_t ref);
 int64_t comm_rank(struct _trace_file *fp, uint32_t comm, int li);
 
+int open_locations(struct _trace_file *fp, OTF2_Reader *r, size_t from, size_t to);
+
 /* otf2_events.c: the events */
 int events_open(struct _trace_file *fp);
+int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader **out, size_t from, size_t to,
+                       int record);
+int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ger, uint64_t max, uint64_t *got,
+                size_t from, size_t to, int have_last, uint64_t last_ticks);
 /* Make sure a drawable is queued, or events_done; returns the sticky error. */
 int fill(struct _trace_file *fp);
 

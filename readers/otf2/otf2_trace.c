@@ -38,11 +38,18 @@
  * each is emitted at the event where it ends, in OTF2's merged event stream
  * (otf2_events.c explains how and what is held meanwhile).
  *
+ * MEMORY is bounded by what is open (regions, messages in flight, requests,
+ * one batch of drawables), not by the number of locations: archives with more
+ * locations than 32 MiB of libotf2's event chunk buffers hold are read in
+ * groups through sorted runs in a temporary file (otf2_spill.h;
+ * SLOG2_OTF2_OPEN_LOCATIONS=K sets the group size).
+ *
  * FILES: this file is the TRACE-API (open/close, the record cursor and its
  * array protocol, categories, the y-map, error texts); the archive and its
- * definitions are otf2_defs.c, the events otf2_events.c, the message matcher
- * otf2_msgq.c, the hash map otf2_umap.c, the info-byte encoder
- * otf2_payload.h (the list, and what they share: otf2_internal.h).
+ * definitions are otf2_defs.c, the events otf2_events.c, many locations
+ * otf2_spill.c, the message matcher otf2_msgq.c, the hash map otf2_umap.c,
+ * the info-byte encoder otf2_payload.h (the list, and what they share:
+ * otf2_internal.h).
  *
  * NOT MAPPED: every other event record kind (threads, OpenMP, RMA, I/O,
  * parameters, calling contexts, ...) and records unknown to this libotf2
@@ -66,6 +73,7 @@
 #include <string.h>
 
 #include "otf2_internal.h"
+#include "otf2_spill.h"
 
 static struct _trace_file *open_list;
 static char static_err[2048];
@@ -170,6 +178,7 @@ static void free_handle(struct _trace_file *fp)
     umap_free(&fp->group_ix_by_locgroup);
     free(fp->q);
     matcher_free(&fp->mt);
+    spill_free(fp->spill);
     free(fp->errtext);
     free(fp->path);
     free(fp);
