@@ -289,25 +289,33 @@ static OTF2_CallbackCode def_instance(void *u, OTF2_MetricRef self, OTF2_MetricR
 }
 
 /* World ranks: the position of each location (or of its group's MPI
- * location) in the MPI COMM_LOCATIONS group. */
-static void assign_world_ranks(struct _trace_file *fp)
+ * location) in the MPI COMM_LOCATIONS group: a member location gets its own
+ * position, any other location that of the first member of its location
+ * group (a map from location group to that position: linear in the number
+ * of locations, which reach 10,000s). Returns -1 when out of memory. */
+static int assign_world_ranks(struct _trace_file *fp)
 {
     for (size_t g = 0; g < fp->ngroups; g++) {
         group_def *gd = &fp->groups[g];
         if (gd->type != OTF2_GROUP_TYPE_COMM_LOCATIONS || gd->paradigm != OTF2_PARADIGM_MPI)
             continue;
         fp->nworld = (int)gd->n;
-        for (uint32_t r = 0; r < gd->n; r++) {
+        umap first = { 0 }; /* location group -> position of its first member */
+        int rc = 0;
+        for (uint32_t r = 0; r < gd->n && !rc; r++) {
             int li = umap_get(&fp->loc_ix, gd->members[r]);
-            if (li < 0)
-                continue;
-            uint64_t lg = fp->locs[li].group;
-            for (size_t k = 0; k < fp->nlocs; k++)
-                if (fp->locs[k].group == lg && fp->locs[k].world_rank < 0)
-                    fp->locs[k].world_rank = (int)r;
-            fp->locs[li].world_rank = (int)r;
+            if (li >= 0 && umap_get(&first, fp->locs[li].group) < 0)
+                rc = umap_put(&first, fp->locs[li].group, (int32_t)r);
         }
-        return;
+        for (size_t k = 0; k < fp->nlocs && !rc; k++)
+            fp->locs[k].world_rank = umap_get(&first, fp->locs[k].group);
+        for (uint32_t r = 0; r < gd->n && !rc; r++) {
+            int li = umap_get(&fp->loc_ix, gd->members[r]);
+            if (li >= 0)
+                fp->locs[li].world_rank = (int)r;
+        }
+        umap_free(&first);
+        return rc;
     }
     /* No MPI group: the location group reference is the rank. */
     for (size_t k = 0; k < fp->nlocs; k++) {
@@ -315,6 +323,7 @@ static void assign_world_ranks(struct _trace_file *fp)
         if (fp->locs[k].world_rank + 1 > fp->nworld)
             fp->nworld = fp->locs[k].world_rank + 1;
     }
+    return 0;
 }
 
 /* Rank of location li in communicator comm (the world rank if the
@@ -496,7 +505,8 @@ int open_archive(struct _trace_file *fp)
         if (ci >= 0 && umap_put(&fp->metric_ix, fp->instance_pending.keys[i], ci))
             return fail(fp, ERR_MEM, "out of memory");
     }
-    assign_world_ranks(fp);
+    if (assign_world_ranks(fp))
+        return fail(fp, ERR_MEM, "out of memory");
 
     if (events_open(fp))
         return fp->err;
