@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +277,10 @@ static int make_tempfile(struct _trace_file *fp)
         return fail(fp, ERR_MEM, "%s: out of memory", fp->path);
     snprintf(name, n, "%s/slog2-otf2-XXXXXX", dir);
     int fd = mkstemp(name);
-    if (fd >= 0)
-        unlink(name);
+    if (fd >= 0) {
+        unlink(name); /* gone when the handle closes, however the process ends */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
     free(name);
     if (fd < 0)
         return fail(fp, ERR_READ, "%s: cannot create a temporary event file in %s: %s", fp->path, dir,
