@@ -62,6 +62,9 @@
  * redirected into that text. libotf2 ends a truncated event file quietly,
  * so at the end of the events each location's count of records read is
  * compared with the numberOfEvents of its definition: fewer is an error.
+ * On the grouped path (many locations) event files are opened when the
+ * events are first asked for, so a missing or damaged one is reported by the
+ * first TRACE_Peek_next_kind after the y-map instead of by TRACE_Open.
  *
  * Not thread-safe: one global list of open handles and one error buffer.
  */
