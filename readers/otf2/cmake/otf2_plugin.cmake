@@ -34,7 +34,9 @@ function(slog2_add_otf2_plugin target trace_include)
             "${gendir}/otf2_unsupported.h"
     DEPENDS "${SLOG2_OTF2_DIR}/gen_unsupported.py" "${SLOG2_OTF2_CALLBACKS_H}"
     COMMENT "generating the OTF2 record-kind callbacks for ${target}")
-  add_library(${target} SHARED "${SLOG2_OTF2_DIR}/otf2_trace.c" "${gendir}/otf2_unsupported.h")
+  set(dir "${SLOG2_OTF2_DIR}")
+  add_library(${target} SHARED "${dir}/otf2_trace.c" "${dir}/otf2_defs.c" "${dir}/otf2_events.c"
+              "${dir}/otf2_msgq.c" "${dir}/otf2_spill.c" "${dir}/otf2_umap.c" "${gendir}/otf2_unsupported.h")
   target_include_directories(${target} PRIVATE "${trace_include}" "${gendir}")
   target_link_libraries(${target} PRIVATE PkgConfig::OTF2)
   set_target_properties(${target} PROPERTIES OUTPUT_NAME slog2-otf2 C_STANDARD 99 C_STANDARD_REQUIRED ON

@@ -17,6 +17,15 @@
   check_otf2.py errors WORK SLOG2
       every damaged archive: the conversion fails with a message naming the
       archive (and the location where there is one) and leaves no output.
+  check_otf2.py spill WORK SLOG2 TIMEORDER OTF2_GEN
+      the many-locations path (otf2_spill.h: locations read in groups through
+      sorted runs), forced with SLOG2_OTF2_OPEN_LOCATIONS=2: `convert` and
+      `errors` above again, and the .slog2 files (and stderr reports) of the
+      scenario and of a 64-rank archive are byte-identical to the direct path.
+  check_otf2.py many WORK SLOG2 OTF2_GEN LOCATIONS MAX_MB
+      an archive of LOCATIONS ranks (otf2_gen bench) converts with a peak RSS
+      of at most MAX_MB (issue #27: memory bounded by what is open, not by the
+      number of locations), and `slog2 check` passes.
 """
 import json
 import os
@@ -133,9 +142,9 @@ def key(d):
     return (d["name"], d["kind"], json.dumps([[round(t, 9), y] for t, y in d["vertices"]]), d["info"])
 
 
-def convert(work, slog2, timeorder, jar=None):
+def convert(work, slog2, timeorder, jar=None, outdir=None):
     anchor = os.path.join(work, "scenario", "traces.otf2")
-    out = os.path.join(work, "scenario.slog2")
+    out = os.path.join(outdir or work, "scenario.slog2")
     if os.path.exists(out):
         os.remove(out)
     r = run([slog2, "convert", "-q", anchor, "-o", out])
@@ -175,13 +184,14 @@ def convert(work, slog2, timeorder, jar=None):
         print("ok: slog2printserial.jar read %d lines" % len(r.stdout.splitlines()))
 
 
-def errors(work, slog2):
+def errors(work, slog2, outdir=None):
     import re
 
+    outdir = outdir or work
     for name, msg in DAMAGE.items():
         d = os.path.join(work, "bad-" + name)
         target = os.path.join(d, "traces.otf2")
-        out = os.path.join(work, "bad-%s.slog2" % name)
+        out = os.path.join(outdir, "bad-%s.slog2" % name)
         if os.path.exists(out):
             os.remove(out)
         r = run([slog2, "convert", "-q", target, "-o", out])
@@ -191,10 +201,78 @@ def errors(work, slog2):
             fail("%s: message does not name %s / match %r:\n%s" % (name, target, msg, r.stderr))
         if os.path.exists(out):
             fail("%s: an output file was left behind" % name)
-        left = [f for f in os.listdir(work) if f.startswith("bad-%s.slog2" % name) or ".tmp" in f]
+        left = [f for f in os.listdir(outdir) if f.startswith("bad-%s.slog2" % name) or ".tmp" in f]
         if left:
             fail("%s: temporary files left: %s" % (name, left))
         print("ok: %s: %s" % (name, r.stderr.strip().splitlines()[-1][:200]))
+
+
+def convert_with(slog2, anchor, out, open_locations):
+    """`slog2 convert` with SLOG2_OTF2_OPEN_LOCATIONS set (None: unset);
+    returns the output's bytes and the stderr report."""
+    env = dict(os.environ)
+    env.pop("SLOG2_OTF2_OPEN_LOCATIONS", None)
+    if open_locations is not None:
+        env["SLOG2_OTF2_OPEN_LOCATIONS"] = str(open_locations)
+    r = run([slog2, "convert", "-q", anchor, "-o", out], env=env)
+    if r.returncode != 0:
+        fail("convert %s (open locations %s): %s" % (anchor, open_locations, r.stderr))
+    with open(out, "rb") as f:
+        return f.read(), r.stderr
+
+
+def spill(work, slog2, timeorder, gen):
+    outdir = os.path.join(work, "spill")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    os.environ["SLOG2_OTF2_OPEN_LOCATIONS"] = "2"  # 5 locations: 3 groups
+    convert(work, slog2, timeorder, outdir=outdir)
+    errors(work, slog2, outdir=outdir)
+    del os.environ["SLOG2_OTF2_OPEN_LOCATIONS"]
+    wide = os.path.join(outdir, "wide")
+    r = run([gen, "bench", wide, "20000", "64"])
+    if r.returncode != 0:
+        fail("otf2_gen: " + r.stderr)
+    for name, anchor, direct, groups in (("scenario", os.path.join(work, "scenario", "traces.otf2"), None, [1, 2, 3]),
+                                         ("64 ranks", os.path.join(wide, "traces.otf2"), 64, [None, 5, 1])):
+        want = convert_with(slog2, anchor, os.path.join(outdir, "direct.slog2"), direct)
+        for k in groups:
+            got = convert_with(slog2, anchor, os.path.join(outdir, "grouped.slog2"), k)
+            if got[0] != want[0]:
+                fail("%s: groups of %s locations give a different .slog2 than the direct path" % (name, k))
+            if got[1] != want[1]:
+                fail("%s: groups of %s locations report differently:\n%s\nvs direct:\n%s" % (name, k, got[1], want[1]))
+        print("ok: %s: groups of %s locations give the direct path's %d bytes" % (name, groups, len(want[0])))
+
+
+def many(work, slog2, gen, locations, max_mb):
+    d = os.path.join(work, "many")
+    shutil.rmtree(d, ignore_errors=True)
+    r = run([gen, "bench", d, str(2 * int(locations)), locations])
+    if r.returncode != 0:
+        fail("otf2_gen: " + r.stderr)
+    out = os.path.join(work, "many.slog2")
+    env = dict(os.environ)
+    env.pop("SLOG2_OTF2_OPEN_LOCATIONS", None)
+    log = os.path.join(work, "many.stderr")
+    with open(log, "w") as errf:
+        # wait4: the peak RSS of this child alone
+        p = subprocess.Popen([slog2, "convert", "-q", os.path.join(d, "traces.otf2"), "-o", out], env=env,
+                             stdout=subprocess.DEVNULL, stderr=errf)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        with open(log) as f:
+            fail("convert of %s locations failed (rc %d): %s" % (locations, p.returncode, f.read()))
+    rss_mb = usage.ru_maxrss / 1024
+    if rss_mb > float(max_mb):
+        fail("converting %s locations took %.1f MB peak RSS (bound %s MB)" % (locations, rss_mb, max_mb))
+    print("ok: %s locations converted with %.1f MB peak RSS (bound %s MB)" % (locations, rss_mb, max_mb))
+    r = run([slog2, "check", out])
+    if r.returncode != 0:
+        fail("check: " + r.stdout + r.stderr)
+    print("ok: " + r.stdout.strip())
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def main():
@@ -205,6 +283,10 @@ def main():
         convert(*a[1:])
     elif len(a) == 3 and a[0] == "errors":
         errors(a[1], a[2])
+    elif len(a) == 5 and a[0] == "spill":
+        spill(*a[1:])
+    elif len(a) == 6 and a[0] == "many":
+        many(*a[1:])
     else:
         print(__doc__)
         sys.exit(2)
