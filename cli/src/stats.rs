@@ -92,6 +92,11 @@ enum What {
         top: usize,
     },
     /// Idle time per line: time in no state, or with --wait in those categories.
+    ///
+    /// no_state = the window's length minus the line's busy time, the sum of its top-level
+    /// states (those nested in no other). States that overlap without nesting (not what MPI
+    /// tracers write) count their overlap twice: no_state then turns negative, and a note
+    /// names the lines.
     Idle {
         /// Wait categories by name (wildcards * and ?), e.g. --wait 'MPI_Wait*' MPI_Recv.
         #[arg(long, num_args = 1..)]
@@ -210,7 +215,22 @@ pub(crate) fn run(a: Args) -> Result<ExitCode, Error> {
             let s = Stats::compute(&f, &sc, &StatsOptions { wait })?;
             let mut t = Table::new(&["line", "idle", "fraction", "no_state", "wait"]);
             t.meta.insert("wait_categories".into(), json!(s.wait));
-            for r in s.idle() {
+            let rows = s.idle();
+            let overlapping: Vec<i32> = rows
+                .iter()
+                .filter(|r| r.no_state < 0.0)
+                .map(|r| r.line)
+                .collect();
+            if !overlapping.is_empty() {
+                // Busy time sums top-level states: one that overlaps another
+                // without nesting in it counts the overlap twice (analysis::idle).
+                eprintln!(
+                    "slog2: note: on line(s) {overlapping:?} states overlap without nesting, so \
+                     their busy time counts an overlap twice and no_state is negative \
+                     (MPI tracers' states nest; see `slog2 stats FILE idle --help`)"
+                );
+            }
+            for r in rows {
                 t.push(vec![
                     Cell::Int(r.line.into()),
                     Cell::Num(r.idle),

@@ -160,7 +160,9 @@ class Stats:
 
     def idle_time(self):
         """Per line: ``idle`` (time in the wait categories when given, else in no
-        state), ``fraction`` of the window, ``no_state``, ``wait``."""
+        state), ``fraction`` of the window, ``no_state``, ``wait``. Busy time sums a
+        line's top-level states: states that overlap without nesting (not what MPI
+        tracers write) count their overlap twice, and ``no_state`` turns negative."""
         pd = _pd()
         a = _fetch(lambda no, c, p, m: L.SLOG2_Stats_idle(self._h, no, c, p, m),
                    SLOG2_Idle_columns, self._count(_lib.SLOG2_STATS_IDLE), "SLOG2_Stats_idle")
