@@ -417,12 +417,12 @@ static int check_anchor_bytes(struct _trace_file *fp, const unsigned char *b, si
     uint32_t le = (uint32_t)b[at] | (uint32_t)b[at + 1] << 8 | (uint32_t)b[at + 2] << 16 | (uint32_t)b[at + 3] << 24;
     uint32_t be = (uint32_t)b[at + 3] | (uint32_t)b[at + 2] << 8 | (uint32_t)b[at + 1] << 16 | (uint32_t)b[at] << 24;
     uint32_t props = b[1] == 0x42 ? le : (le < be ? le : be);
-    size_t room = (n - at - 4) / 2;
-    if (props > room)
+    size_t most = (n - at - 4) / 2;
+    if (props > most)
         return fail(fp, ERR_OPEN,
                     "%s: not a readable OTF2 anchor file: it declares %u properties, its remaining %zu bytes hold "
                     "at most %zu",
-                    fp->path, props, n - at - 4, room);
+                    fp->path, props, n - at - 4, most);
     return 0;
 }
 
@@ -508,8 +508,6 @@ int open_archive(struct _trace_file *fp)
     if (assign_world_ranks(fp))
         return fail(fp, ERR_MEM, "out of memory");
 
-    if (events_open(fp))
-        return fp->err;
     fp->ncats = N_FIXED_CATS + (int)fp->nmembers + (int)fp->nregions;
     return 0;
 }

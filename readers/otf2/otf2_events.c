@@ -24,8 +24,10 @@
  * The events are pulled in batches (BATCH events per ReadGlobalEvents call)
  * whenever the queue of finished drawables is empty, so the queue holds at
  * most one batch's drawables. With more locations than the chunk-buffer
- * budget allows open at once, the same callbacks get the same stream from the
- * merge of otf2_spill.c instead (replay_event at the end of this file).
+ * budget allows open at once (otf2_grouped.c), this file drives two passes
+ * instead: each group of locations' events into a sorted run of the
+ * temporary file (otf2_spill.c), then the runs' merge replayed into the same
+ * callbacks, which so get the same stream (the end of this file).
  *
  * Record kinds not mapped are counted per kind (otf2_unsupported.h, generated
  * from this libotf2's callback header) and reported once at the end, with
@@ -508,7 +510,7 @@ static int find_bad_location(struct _trace_file *fp, size_t from, size_t to)
 /* Up to `max` events of global reader ger (of locations [from, to)) into its
  * callbacks. A failure stores a text naming the damaged location where one
  * can be found, and when (after which tick) it happened. */
-int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ger, uint64_t max, uint64_t *got,
+static int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ger, uint64_t max, uint64_t *got,
                 size_t from, size_t to, int have_last, uint64_t last_ticks)
 {
     OTF2_ErrorCode rc = OTF2_Reader_ReadGlobalEvents(r, ger, max, got);
@@ -532,48 +534,14 @@ int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ge
                 OTF2_Error_GetDescription(rc));
 }
 
-/* Make sure a drawable is queued, or events_done. */
-int fill(struct _trace_file *fp)
-{
-    while (!fp->err && fp->qlen == 0 && !fp->events_done) {
-        uint64_t got = 0;
-        if (fp->spill_mode ? spill_read(fp, BATCH, &got)
-                           : read_events(fp, fp->reader, fp->ger, BATCH, &got, 0, fp->nlocs, fp->have_last,
-                                         fp->last_ticks))
-            return fp->err;
-        if (fp->err)
-            return fp->err;
-        if (got == 0) {
-            fp->events_done = 1;
-            /* OTF2 stops quietly at the end of a truncated event file: compare
-             * with the event counts the definitions declare. */
-            for (size_t i = 0; i < fp->nlocs; i++) {
-                const location *l = &fp->locs[i];
-                if (l->declared && l->read < l->declared) {
-                    char d[256];
-                    describe_loc(fp, (int)i, d, sizeof d);
-                    return fail(fp, ERR_READ,
-                                "%s: %s: its event file ends after %llu of the %llu events its definition "
-                                "declares (truncated or damaged archive)",
-                                fp->path, d, (unsigned long long)l->read, (unsigned long long)l->declared);
-                }
-            }
-            if (close_open(fp))
-                return fp->err;
-            report(fp);
-        }
-    }
-    return fp->err;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The global event reader */
 
 /* The global event reader of r over locations [from, to) (their event readers
  * open), with the event callbacks -- or, with `record`, pass 1's recorders
- * for the mapped kinds (otf2_spill.c). */
-int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader **out, size_t from, size_t to,
-                       int record)
+ * for the mapped kinds (otf2_grouped.c). */
+static int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader **out, size_t from,
+                              size_t to, int record)
 {
     OTF2_GlobalEvtReader *ger = OTF2_Reader_GetGlobalEvtReader(r);
     if (!ger) {
@@ -593,7 +561,7 @@ int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtRea
     register_unsupported(ecb);
     OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(ecb, ev_unknown);
     if (record) {
-        spill_register_recorders(ecb);
+        register_recorders(ecb);
         goto registered;
     }
     OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
@@ -618,22 +586,11 @@ registered:;
     return 0;
 }
 
-/* Direct reading when every location's event reader fits the budget (one
- * global event reader over them all); otherwise pass 1 of otf2_spill.c runs
- * at the first drawable asked for. */
-int events_open(struct _trace_file *fp)
-{
-    if (fp->nlocs > spill_group_size(fp)) {
-        fp->spill_mode = 1;
-        return 0;
-    }
-    if (open_locations(fp, fp->reader, 0, fp->nlocs))
-        return fp->err;
-    return open_global_reader(fp, fp->reader, &fp->ger, 0, fp->nlocs, 0);
-}
+/* ------------------------------------------------------------------------ */
+/* The grouped path (many locations: otf2_grouped.c says why) */
 
-/* One recorded event (otf2_spill.c, pass 2) into the callback of its kind. */
-OTF2_CallbackCode replay_event(struct _trace_file *fp, const spill_rec *e, const spill_value *v)
+/* One recorded event (pass 2) into the callback of its kind. */
+static OTF2_CallbackCode replay_event(struct _trace_file *fp, const spill_rec *e, const spill_value *v)
 {
     switch (e->kind) {
     case SP_ENTER:
@@ -671,4 +628,114 @@ OTF2_CallbackCode replay_event(struct _trace_file *fp, const spill_rec *e, const
     }
     fail(fp, ERR_READ, "%s: the temporary event file is damaged (record kind %d)", fp->path, e->kind);
     return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* Pass 1 for locations [from, to): their events through a reader of their
+ * own, as one run; the reader (and its chunk buffers) is closed before the
+ * next group. */
+static int record_group(struct _trace_file *fp, size_t from, size_t to)
+{
+    struct spill *sp = fp->spill;
+    OTF2_Reader *r = OTF2_Reader_Open(fp->path);
+    if (!r)
+        return fail(fp, ERR_OPEN, "%s: not a readable OTF2 anchor file", fp->path);
+    OTF2_GlobalEvtReader *ger = NULL;
+    spill_run_begin(sp);
+    int rc = 0;
+    if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS)
+        rc = fail(fp, ERR_OPEN, "%s: cannot set up the OTF2 reader", fp->path);
+    if (!rc)
+        rc = open_locations(fp, r, from, to);
+    if (!rc)
+        rc = open_global_reader(fp, r, &ger, from, to, 1);
+    for (uint64_t got = 1; !rc && got;) {
+        uint64_t last = 0;
+        int have_last = spill_last(sp, &last);
+        rc = read_events(fp, r, ger, 1u << 16, &got, from, to, have_last, last);
+    }
+    OTF2_Reader_Close(r);
+    if (rc)
+        return fp->err;
+    return spill_run_end(fp);
+}
+
+/* Up to `max` events of the merged runs into the event callbacks (pass 1,
+ * every group into the temporary file, on the first call); *got = 0 at the
+ * end. Returns the sticky error or 0. */
+static int grouped_read(struct _trace_file *fp, uint64_t max, uint64_t *got)
+{
+    *got = 0;
+    if (!fp->spill) {
+        if (spill_open(fp))
+            return fp->err;
+        size_t k = group_size(fp);
+        for (size_t from = 0; from < fp->nlocs; from += k)
+            if (record_group(fp, from, fp->nlocs - from < k ? fp->nlocs : from + k))
+                return fp->err;
+        if (spill_merge(fp))
+            return fp->err;
+    }
+    const spill_rec *head;
+    const spill_value *v;
+    while (*got < max && spill_peek(fp->spill, &head, &v)) {
+        spill_rec e = *head;
+        OTF2_CallbackCode cc = replay_event(fp, &e, v);
+        ++*got;
+        if (cc != OTF2_CALLBACK_SUCCESS || fp->err)
+            return fp->err ? fp->err : fail(fp, ERR_READ, "%s: replaying the events failed", fp->path);
+        if (spill_pop(fp))
+            return fp->err;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Driving the events */
+
+/* Make sure a drawable is queued, or events_done. */
+int fill(struct _trace_file *fp)
+{
+    while (!fp->err && fp->qlen == 0 && !fp->events_done) {
+        uint64_t got = 0;
+        if (fp->spill_mode ? grouped_read(fp, BATCH, &got)
+                           : read_events(fp, fp->reader, fp->ger, BATCH, &got, 0, fp->nlocs, fp->have_last,
+                                         fp->last_ticks))
+            return fp->err;
+        if (fp->err)
+            return fp->err;
+        if (got == 0) {
+            fp->events_done = 1;
+            /* OTF2 stops quietly at the end of a truncated event file: compare
+             * with the event counts the definitions declare. */
+            for (size_t i = 0; i < fp->nlocs; i++) {
+                const location *l = &fp->locs[i];
+                if (l->declared && l->read < l->declared) {
+                    char d[256];
+                    describe_loc(fp, (int)i, d, sizeof d);
+                    return fail(fp, ERR_READ,
+                                "%s: %s: its event file ends after %llu of the %llu events its definition "
+                                "declares (truncated or damaged archive)",
+                                fp->path, d, (unsigned long long)l->read, (unsigned long long)l->declared);
+                }
+            }
+            if (close_open(fp))
+                return fp->err;
+            report(fp);
+        }
+    }
+    return fp->err;
+}
+
+/* Direct reading when every location's event reader fits the budget (one
+ * global event reader over them all); otherwise the grouped path's pass 1
+ * runs at the first drawable asked for. */
+int events_open(struct _trace_file *fp)
+{
+    if (fp->nlocs > group_size(fp)) {
+        fp->spill_mode = 1;
+        return 0;
+    }
+    if (open_locations(fp, fp->reader, 0, fp->nlocs))
+        return fp->err;
+    return open_global_reader(fp, fp->reader, &fp->ger, 0, fp->nlocs, 0);
 }

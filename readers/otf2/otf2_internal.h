@@ -1,17 +1,23 @@
 /*
  * otf2_internal.h -- what the files of the OTF2 reader plugin share: the
  * state of one open archive (struct _trace_file, the TRACE_file handle) and
- * the functions each file offers the others. The plugin is cut by concern:
+ * the functions each file offers the others. The plugin is cut by concern,
+ * in layers: each file calls only the files below it.
  *
  *   otf2_trace.c    the TRACE-API itself: open/close, the record cursor and
  *                   its four-argument array protocol (peek, then get), the
- *                   categories and the y-map, error texts
+ *                   categories and the y-map
+ *   otf2_events.c   the events: callbacks that turn events into drawables in
+ *                   end-time order, the end-of-events checks and report; it
+ *                   drives the reading, direct or grouped
+ *   otf2_grouped.c  many locations in bounded memory: the group size, and the
+ *                   callbacks that record a group's events (pass 1)
+ *   otf2_spill.c    storage of the grouped path: sorted runs of records in a
+ *                   temporary file, and their k-way merge
  *   otf2_defs.c     the archive: the anchor check, the global and local
  *                   definitions, world ranks and communicator ranks
- *   otf2_events.c   the events: callbacks that turn events into drawables in
- *                   end-time order, the end-of-events checks and report
- *   otf2_spill.c    many locations in bounded memory: groups of locations
- *                   read into sorted runs of a temporary file, then merged
+ *   otf2_errors.c   error texts: fail(), and libotf2's reports folded in
+ * and, used by several of them, the leaves
  *   otf2_msgq.c     the message matcher (send/receive halves -> arrows)
  *   otf2_umap.c     the hash map from OTF2 references to dense indices
  *   otf2_payload.h  the big-endian encoder of a drawable's info bytes
@@ -169,7 +175,7 @@ struct _trace_file {
     /* messages in flight */
     matcher mt;
 
-    /* many locations: events through temporary sorted runs (otf2_spill.h) */
+    /* many locations: events through temporary sorted runs (otf2_grouped.c) */
     int spill_mode;
     struct spill *spill;
 
@@ -184,7 +190,8 @@ struct _trace_file {
 };
 
 
-/* otf2_trace.c: errors */
+/* otf2_errors.c: errors */
+extern char err_text[2048]; /* the text of the last failure: TRACE_Get_err_string */
 extern char otf2_msg[1024]; /* libotf2's reports since the last stored error */
 /* Store an error text on the handle (sticky; fp may be NULL) and return the code. */
 int fail(struct _trace_file *fp, int code, const char *fmt, ...)
@@ -192,6 +199,8 @@ int fail(struct _trace_file *fp, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Redirect libotf2's error printing into otf2_msg (once per process). */
+void catch_otf2_errors(void);
 
 /* otf2_defs.c: the archive and its definitions */
 int open_archive(struct _trace_file *fp);
@@ -203,12 +212,16 @@ int64_t comm_rank(struct _trace_file *fp, uint32_t comm, int li);
 
 int open_locations(struct _trace_file *fp, OTF2_Reader *r, size_t from, size_t to);
 
+/* otf2_grouped.c: many locations */
+/* The group size: how many locations' event readers may be open at once. */
+size_t group_size(struct _trace_file *fp);
+/* The recording callbacks of pass 1, for the mapped kinds. */
+void register_recorders(OTF2_GlobalEvtReaderCallbacks *cb);
+
 /* otf2_events.c: the events */
+/* Open the events once the definitions are read: the direct path's global
+ * event reader, or the grouped path when there are too many locations. */
 int events_open(struct _trace_file *fp);
-int open_global_reader(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader **out, size_t from, size_t to,
-                       int record);
-int read_events(struct _trace_file *fp, OTF2_Reader *r, OTF2_GlobalEvtReader *ger, uint64_t max, uint64_t *got,
-                size_t from, size_t to, int have_last, uint64_t last_ticks);
 /* Make sure a drawable is queued, or events_done; returns the sticky error. */
 int fill(struct _trace_file *fp);
 

@@ -1,28 +1,19 @@
 /*
- * otf2_spill.h -- reading archives of many locations in bounded memory.
+ * otf2_spill.h -- sorted runs of event records in a temporary file, and their
+ * k-way merge: the storage under the grouped path (otf2_grouped.c says why
+ * many locations are read in groups; otf2_events.c drives the two passes).
  *
- * libotf2's global event reader keeps every location's event reader open,
- * and each holds a buffer of the archive's event chunk size (1 MiB by
- * default, Score-P's too): 10,000 locations cost 10 GB before the first
- * event. When the archive has more locations than fit in the budget
- * (SPILL_BUDGET bytes of chunk buffers), the events are read in two passes:
- *
- *   1. the locations in groups of K (K chunk buffers fit the budget): per
- *      group a global event reader of its own merges the group's events and
- *      the mapped ones are appended to a temporary file as one sorted run
- *      (record kinds that are only counted are counted right there);
- *   2. a k-way merge of the runs, each read through a small buffer, replays
- *      the events into the same callbacks the direct path uses.
- *
- * Both passes order by (timestamp, location reference), which is exactly
- * the order of libotf2's global event reader, so the drawables, their order
- * and every message match are identical to the direct path. Memory is K
- * chunk buffers in pass 1, and the runs' buffers (SPILL_MERGE_BUDGET in all)
- * in pass 2 -- bounded, whatever the number of locations; the temporary file
- * (unlinked at once, in $TMPDIR or /tmp) holds the mapped events.
- *
- * SLOG2_OTF2_OPEN_LOCATIONS=K overrides the group size (0 or unset: from the
- * budget); an archive of at most K locations is read directly.
+ * Pass 1 appends records run by run: between spill_run_begin and
+ * spill_run_end every record appended must not sort before the previous one
+ * (each run is one group's events, already merged by libotf2). Pass 2
+ * (spill_merge, then spill_peek / spill_pop) yields the records of all runs
+ * in (timestamp, location reference) order -- the order of libotf2's global
+ * event reader, so the merge gives exactly the stream a direct read would.
+ * Memory: a 1 MiB write buffer in pass 1, the runs' read buffers
+ * (SPILL_MERGE_BUDGET in all, however many runs) in pass 2. The file is
+ * unlinked at once (in $TMPDIR or /tmp), so it goes with the handle however
+ * the process ends. This file knows the records' layout, nothing of what
+ * they mean: no OTF2 reader, no callbacks, no definitions.
  */
 #ifndef SLOG2_OTF2_SPILL_H
 #define SLOG2_OTF2_SPILL_H
@@ -36,7 +27,6 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-#define SPILL_BUDGET (32u << 20)       /* chunk buffers open at once in pass 1 */
 #define SPILL_MERGE_BUDGET (16u << 20) /* run buffers in pass 2 */
 
 /* The mapped event kinds, as recorded in a run. */
@@ -65,16 +55,27 @@ typedef struct {
 struct _trace_file;
 struct spill;
 
-/* The group size: how many locations' event readers may be open at once. */
-size_t spill_group_size(struct _trace_file *fp);
-/* Up to `max` events of the merged runs into the event callbacks (pass 1 on
- * the first call); *got = 0 at the end. Returns the sticky error or 0. */
-int spill_read(struct _trace_file *fp, uint64_t max, uint64_t *got);
+/* The functions below keep their state in fp->spill and store their errors
+ * (naming fp->path) on the handle; each returns the sticky error or 0. */
+
+/* Create fp->spill: the temporary file and pass 1's write buffer. */
+int spill_open(struct _trace_file *fp);
+/* Start a run at the end of what is written so far. */
+void spill_run_begin(struct spill *sp);
+/* Append one record (and, for SP_METRIC, its e->n values v). */
+int spill_append(struct _trace_file *fp, const spill_rec *e, const spill_value *v);
+/* The timestamp of the last record appended; 0 when none was. */
+int spill_last(const struct spill *sp, uint64_t *ticks);
+/* End the run begun last (an empty run is dropped). */
+int spill_run_end(struct _trace_file *fp);
+/* Pass 2: flush, drop the write buffer, read the head of every run. */
+int spill_merge(struct _trace_file *fp);
+/* The smallest record left (and its values) in *e and *v: 1, or 0 at the
+ * end. Valid until spill_pop. */
+int spill_peek(const struct spill *sp, const spill_rec **e, const spill_value **v);
+/* Drop the record spill_peek gave. */
+int spill_pop(struct _trace_file *fp);
 void spill_free(struct spill *sp);
-/* The recording callbacks of pass 1, for the mapped kinds. */
-void spill_register_recorders(OTF2_GlobalEvtReaderCallbacks *cb);
-/* otf2_events.c: one recorded event into the callback of its kind. */
-OTF2_CallbackCode replay_event(struct _trace_file *fp, const spill_rec *e, const spill_value *v);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -41,15 +41,16 @@
  * MEMORY is bounded by what is open (regions, messages in flight, requests,
  * one batch of drawables), not by the number of locations: archives with more
  * locations than 32 MiB of libotf2's event chunk buffers hold are read in
- * groups through sorted runs in a temporary file (otf2_spill.h;
+ * groups through sorted runs in a temporary file (otf2_grouped.c;
  * SLOG2_OTF2_OPEN_LOCATIONS=K sets the group size).
  *
  * FILES: this file is the TRACE-API (open/close, the record cursor and its
- * array protocol, categories, the y-map, error texts); the archive and its
- * definitions are otf2_defs.c, the events otf2_events.c, many locations
- * otf2_spill.c, the message matcher otf2_msgq.c, the hash map otf2_umap.c,
- * the info-byte encoder otf2_payload.h (the list, and what they share:
- * otf2_internal.h).
+ * array protocol, categories, the y-map); below it, each calling only the
+ * ones further down: the events otf2_events.c, many locations
+ * otf2_grouped.c, the temporary sorted runs otf2_spill.c, the archive and
+ * its definitions otf2_defs.c, error texts otf2_errors.c; and the leaves: the
+ * message matcher otf2_msgq.c, the hash map otf2_umap.c, the info-byte
+ * encoder otf2_payload.h (the list, and what they share: otf2_internal.h).
  *
  * NOT MAPPED: every other event record kind (threads, OpenMP, RMA, I/O,
  * parameters, calling contexts, ...) and records unknown to this libotf2
@@ -70,7 +71,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +79,6 @@
 #include "otf2_spill.h"
 
 static struct _trace_file *open_list;
-static char static_err[2048];
-char otf2_msg[1024]; /* last error libotf2 reported */
 
 static const char HELP[] =
     "usage: TRACE_Open(filespec): filespec is the path of an OTF2 archive's anchor file "
@@ -95,49 +93,6 @@ static int is_open(struct _trace_file *fp)
         if (p == fp)
             return 1;
     return 0;
-}
-
-/* Store an error text on the handle (sticky) and return the code. */
-int fail(struct _trace_file *fp, int code, const char *fmt, ...)
-{
-    char buf[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (otf2_msg[0]) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, sizeof buf - l, " (libotf2: %s)", otf2_msg);
-        otf2_msg[0] = 0;
-    }
-    if (fp) {
-        if (!fp->err) {
-            fp->err = code;
-            free(fp->errtext);
-            fp->errtext = strdup(buf);
-        }
-        code = fp->err;
-    }
-    snprintf(static_err, sizeof static_err, "%s", fp && fp->errtext ? fp->errtext : buf);
-    return code;
-}
-
-static OTF2_ErrorCode otf2_error_cb(void *user, const char *file, uint64_t line,
-                                    const char *function, OTF2_ErrorCode code,
-                                    const char *fmt, va_list va)
-{
-    (void)user;
-    (void)file;
-    (void)line;
-    (void)function;
-    char text[768];
-    vsnprintf(text, sizeof text, fmt ? fmt : "", va);
-    /* keep every report since the last error was stored (innermost first) */
-    size_t at = strlen(otf2_msg);
-    if (at + 8 < sizeof otf2_msg)
-        snprintf(otf2_msg + at, sizeof otf2_msg - at, "%s%s: %s%s%s", at ? "; " : "", OTF2_Error_GetName(code),
-                 OTF2_Error_GetDescription(code), text[0] ? ": " : "", text);
-    return code;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -205,20 +160,18 @@ TRACE_EXPORT int TRACE_Open(const char filespec[], TRACE_file *fp)
         return fail(NULL, ERR_ARG, "TRACE_Open: NULL filespec");
     if (is_help(filespec))
         return 0;
-    static int registered;
-    if (!registered) {
-        OTF2_Error_RegisterCallback(otf2_error_cb, NULL);
-        registered = 1;
-    }
+    catch_otf2_errors();
     struct _trace_file *h = calloc(1, sizeof *h);
     if (!h || !(h->path = strdup(filespec))) {
         free(h);
         return fail(NULL, ERR_MEM, "TRACE_Open: out of memory");
     }
     int rc = open_archive(h);
+    if (!rc)
+        rc = events_open(h); /* after the definitions: it opens the event readers */
     if (rc) {
         free_handle(h);
-        return rc; /* static_err holds the text */
+        return rc; /* err_text holds the text */
     }
     h->next_open = open_list;
     open_list = h;
@@ -278,7 +231,7 @@ static int expect(struct _trace_file *fp, TRACE_Rec_Kind_t want, const char *fn)
     if (rc)
         return rc;
     if (k != want) {
-        snprintf(static_err, sizeof static_err, "%s: %s: the current record is of kind %d, not %d", fp->path,
+        snprintf(err_text, sizeof err_text, "%s: %s: the current record is of kind %d, not %d", fp->path,
                  fn, (int)k, (int)want);
         return ERR_KIND;
     }
@@ -402,7 +355,7 @@ TRACE_EXPORT int TRACE_Get_next_category(const TRACE_file fp, TRACE_Category_hea
     category(fp, fp->cat_next, &c);
     int nl = (int)strlen(c.name), nb = c.label ? (int)strlen(c.label) : 0;
     if (!room(legend_base, legend_pos, legend_max, nl) || !room(label_base, label_pos, label_max, nb)) {
-        snprintf(static_err, sizeof static_err, "TRACE_Get_next_category: array too small");
+        snprintf(err_text, sizeof err_text, "TRACE_Get_next_category: array too small");
         return ERR_SMALL;
     }
     *head = (TRACE_Category_head_t){ fp->cat_next, c.shape, c.rgb[0], c.rgb[1], c.rgb[2], 255, 1 };
@@ -459,7 +412,7 @@ TRACE_EXPORT int TRACE_Get_next_ycoordmap(TRACE_file fp, char *title_name, char 
         return rc;
     if (fp->nlocs > (size_t)(INT_MAX / YMAP_NCOLS) ||
         !room(coordmap_base, coordmap_pos, coordmap_max, YMAP_NCOLS * (int)fp->nlocs)) {
-        snprintf(static_err, sizeof static_err, "TRACE_Get_next_ycoordmap: array too small");
+        snprintf(err_text, sizeof err_text, "TRACE_Get_next_ycoordmap: array too small");
         return ERR_SMALL;
     }
     memcpy(title_name, YMAP_TITLE, sizeof YMAP_TITLE);
@@ -516,7 +469,7 @@ TRACE_EXPORT int TRACE_Get_next_primitive(const TRACE_file fp, int *category_ind
     const drawable *d = &fp->q[fp->qhead];
     if (!room(tcoord_base, tcoord_pos, tcoord_max, d->nv) || !room(ycoord_base, ycoord_pos, ycoord_max, d->nv) ||
         !room(byte_base, byte_pos, byte_max, d->nbytes)) {
-        snprintf(static_err, sizeof static_err, "TRACE_Get_next_primitive: array too small");
+        snprintf(err_text, sizeof err_text, "TRACE_Get_next_primitive: array too small");
         return ERR_SMALL;
     }
     *category_index = d->cat;
@@ -577,7 +530,7 @@ TRACE_EXPORT char *TRACE_Get_err_string(int ierr)
 {
     if (ierr == 0)
         return (char *)HELP;
-    if (!static_err[0])
-        snprintf(static_err, sizeof static_err, "slog2-otf2: error code %d", ierr);
-    return static_err;
+    if (!err_text[0])
+        snprintf(err_text, sizeof err_text, "slog2-otf2: error code %d", ierr);
+    return err_text;
 }

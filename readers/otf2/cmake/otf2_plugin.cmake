@@ -36,7 +36,8 @@ function(slog2_add_otf2_plugin target trace_include)
     COMMENT "generating the OTF2 record-kind callbacks for ${target}")
   set(dir "${SLOG2_OTF2_DIR}")
   add_library(${target} SHARED "${dir}/otf2_trace.c" "${dir}/otf2_defs.c" "${dir}/otf2_events.c"
-              "${dir}/otf2_msgq.c" "${dir}/otf2_spill.c" "${dir}/otf2_umap.c" "${gendir}/otf2_unsupported.h")
+              "${dir}/otf2_grouped.c" "${dir}/otf2_spill.c" "${dir}/otf2_errors.c"
+              "${dir}/otf2_msgq.c" "${dir}/otf2_umap.c" "${gendir}/otf2_unsupported.h")
   target_include_directories(${target} PRIVATE "${trace_include}" "${gendir}")
   target_link_libraries(${target} PRIVATE PkgConfig::OTF2)
   set_target_properties(${target} PROPERTIES OUTPUT_NAME slog2-otf2 C_STANDARD 99 C_STANDARD_REQUIRED ON

@@ -18,7 +18,7 @@
       every damaged archive: the conversion fails with a message naming the
       archive (and the location where there is one) and leaves no output.
   check_otf2.py spill WORK SLOG2 TIMEORDER OTF2_GEN
-      the many-locations path (otf2_spill.h: locations read in groups through
+      the many-locations path (otf2_grouped.c: locations read in groups through
       sorted runs), forced with SLOG2_OTF2_OPEN_LOCATIONS=2: `convert` and
       `errors` above again, and the .slog2 files (and stderr reports) of the
       scenario and of a 64-rank archive are byte-identical to the direct path.
