@@ -48,7 +48,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     pub(super) fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(Mapped { map, .. }) = &self.backing else {
+        let Backing::Mapped(Mapped { map, .. }) = &*self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
