@@ -302,8 +302,10 @@ fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
 }
 
 thread_local! {
-    /// The pre-pass's streams of the last part unpacked on this thread.
-    static STREAMS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The pre-pass's streams and values of the last part unpacked on this
+    /// thread (reused).
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
@@ -320,18 +322,31 @@ fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) ->
     if len < 0 || len as u64 > (z.len() as u64).saturating_mul(MAX_RATIO) + RATIO_SLACK {
         return Err(bad("field streams larger than their zlib stream can hold"));
     }
-    STREAMS.with(|s| {
-        let mut streams = s.borrow_mut();
+    SCRATCH.with(|s| {
+        let (streams, values) = &mut *s.borrow_mut();
         streams.clear();
-        inflate(z, len as usize, &mut streams)?;
-        let limit = out.len() + plain;
-        let mut j = Join::new(&streams, raw, out, limit)?;
-        match part {
-            Part::Drawables => fields::walk_drawables(&mut j)?,
-            Part::Stubs => fields::walk_stubs(&mut j)?,
-        }
-        j.finish()
+        inflate(z, len as usize, streams)?;
+        let (bounds, info) = Join::values(streams, raw, plain, values)?;
+        // The part is written in place: `plain` bytes (bounded by the
+        // stored bytes, checked on parse), cut to what the walk wrote.
+        let start = out.len();
+        out.resize(start + plain, 0);
+        let j = Join::new(values, &bounds, info, &mut out[start..]);
+        let n = join(j, part);
+        out.truncate(start + *n.as_ref().unwrap_or(&0));
+        n.map(|_| ())
     })
+}
+
+/// Walk `part` with the join `j`, held by value here so that its cursors can
+/// live in registers; returns the bytes written.
+#[inline(never)]
+fn join(mut j: Join<'_>, part: Part) -> Result<usize> {
+    match part {
+        Part::Drawables => fields::walk_drawables(&mut j)?,
+        Part::Stubs => fields::walk_stubs(&mut j)?,
+    }
+    j.finish()
 }
 
 // ---------------------------------------------------------------------------
