@@ -187,11 +187,15 @@ pub(crate) fn walk_stubs(f: &mut impl Fields) -> Result<()> {
 // ---------------------------------------------------------------------------
 // Plain -> streams
 
+/// The values of the numeric streams, one vector per stream (kept by the
+/// writer from part to part, for their memory).
+pub(crate) type Values = [Vec<u64>; NUMERIC];
+
 /// Splits a plain part into streams (the writer's direction).
 pub(crate) struct Split<'a> {
     plain: &'a [u8],
     pos: usize,
-    values: Vec<Vec<u64>>,
+    values: Values,
     info: Vec<u8>,
 }
 
@@ -206,9 +210,8 @@ fn short() -> Error {
 }
 
 impl<'a> Split<'a> {
-    pub fn new(plain: &'a [u8], values: Vec<Vec<u64>>) -> Split<'a> {
+    pub fn new(plain: &'a [u8], values: Values) -> Split<'a> {
         let mut values = values;
-        values.resize_with(NUMERIC, Vec::new);
         for v in &mut values {
             v.clear();
         }
@@ -240,7 +243,7 @@ impl<'a> Split<'a> {
     /// info bytes last; the noise planes go to `raw`, stored as they are
     /// (zlib would spend time on them for nothing). Returns the value
     /// vectors for reuse.
-    pub fn finish(self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Vec<Vec<u64>>> {
+    pub fn finish(self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Values> {
         if self.pos != self.plain.len() {
             return Err(short());
         }
@@ -273,31 +276,37 @@ impl<'a> Split<'a> {
 }
 
 impl Fields for Split<'_> {
+    #[inline(always)]
     fn u8(&mut self, s: S) -> Result<u8> {
         let [b] = self.take::<1>()?;
         self.push(s, b as u64);
         Ok(b)
     }
+    #[inline(always)]
     fn i16(&mut self, s: S) -> Result<i16> {
         let v = i16::from_be_bytes(self.take()?);
         self.push(s, zz(v as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn i32(&mut self, s: S) -> Result<i32> {
         let v = i32::from_be_bytes(self.take()?);
         self.push(s, zz(v as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn i32_from(&mut self, s: S, base: i32) -> Result<i32> {
         let v = i32::from_be_bytes(self.take()?);
         self.push(s, zz(v.wrapping_sub(base) as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn u64_from(&mut self, s: S, base: u64) -> Result<u64> {
         let v = u64::from_be_bytes(self.take()?);
         self.push(s, zz(v.wrapping_sub(base) as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn bytes(&mut self, n: usize) -> Result<()> {
         let b = self.plain.get(self.pos..self.pos + n).ok_or_else(short)?;
         self.info.extend_from_slice(b);
@@ -316,16 +325,36 @@ fn is_noise(plane: &[u8]) -> bool {
     for &b in plane {
         counts[b as usize] += 1;
     }
+    // Entropy is at most log2 of the distinct values: fewer than 2^7.5
+    // (182) cannot be noise, and need no logarithms.
+    if counts.iter().filter(|&&c| c > 0).count() < 182 {
+        return false;
+    }
+    // H = log2 n - (1/n) Σ c log2 c, with c log2 c from a table for the
+    // small counts a flat histogram has (a logarithm per bucket was 4 % of
+    // a compressed write).
     let n = plane.len() as f64;
-    let bits: f64 = counts
+    let table = c_log2_c();
+    let sum: f64 = counts
         .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = c as f64 / n;
-            -p * p.log2()
+        .map(|&c| match table.get(c as usize) {
+            Some(&x) => x,
+            None => c as f64 * (c as f64).log2(),
         })
         .sum();
-    bits > 7.5
+    n.log2() - sum / n > 7.5
+}
+
+/// `c log2 c` for the counts below 1024 (0 for 0).
+fn c_log2_c() -> &'static [f64; 1024] {
+    static TABLE: std::sync::OnceLock<[f64; 1024]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [0.0; 1024];
+        for (c, x) in t.iter_mut().enumerate().skip(1) {
+            *x = c as f64 * (c as f64).log2();
+        }
+        t
+    })
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {

@@ -45,7 +45,7 @@
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
-use super::fields::{self, Join, Split};
+use super::fields::{self, Join, Split, Values};
 use super::header::BlockPtr;
 use super::Decoder;
 use crate::error::{Error, Result};
@@ -269,9 +269,23 @@ fn detail_of(e: &Error) -> String {
 /// as soon as more would come. Memory grows with what the stream really
 /// yields, not with what it declares.
 fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
+    INFLATER.with(|d| {
+        let mut d = d.borrow_mut();
+        d.reset(true);
+        inflate_with(&mut d, z, plain, out)
+    })
+}
+
+thread_local! {
+    /// One inflater per thread, reset per stream: a new one allocates and
+    /// clears its window every time (2 % of a compressed scan).
+    static INFLATER: std::cell::RefCell<Decompress> =
+        std::cell::RefCell::new(Decompress::new(true));
+}
+
+fn inflate_with(d: &mut Decompress, z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
     let bad = |d: String| Error::malformed("compressed tree node", 0, d);
     let start = out.len();
-    let mut d = Decompress::new(true);
     // One spare byte: output that reaches it is output beyond the
     // declared size.
     let mut room = (plain + 1).min(z.len().saturating_mul(8) + (1 << 16));
@@ -349,6 +363,16 @@ fn join(mut j: Join<'_>, part: Part) -> Result<usize> {
     j.finish()
 }
 
+/// Walk `part` with the split `s`, held by value here (as [`join`]).
+#[inline(never)]
+fn split(mut s: Split<'_>, part: Part) -> Result<Split<'_>> {
+    match part {
+        Part::Drawables => fields::walk_drawables(&mut s)?,
+        Part::Stubs => fields::walk_stubs(&mut s)?,
+    }
+    Ok(s)
+}
+
 // ---------------------------------------------------------------------------
 // Packing (the writer's side)
 
@@ -358,7 +382,7 @@ pub struct Packer {
     z: Compress,
     streams: Vec<u8>,
     raw: Vec<u8>,
-    values: Vec<Vec<u64>>,
+    values: Values,
 }
 
 impl std::fmt::Debug for Packer {
@@ -378,7 +402,7 @@ impl Packer {
             z: Compress::new(Compression::new(level), true),
             streams: Vec::new(),
             raw: Vec::new(),
-            values: Vec::new(),
+            values: Values::default(),
         }
     }
 
@@ -420,14 +444,10 @@ impl Packer {
         let mut method = Method::Zlib;
         // The field pre-pass, when the part walks as SLOG-2.
         self.streams.clear();
-        let mut split = Split::new(plain, std::mem::take(&mut self.values));
-        let walked = match part {
-            Part::Drawables => fields::walk_drawables(&mut split),
-            Part::Stubs => fields::walk_stubs(&mut split),
-        };
+        let walked = split(Split::new(plain, std::mem::take(&mut self.values)), part);
         let mut streams = std::mem::take(&mut self.streams);
         self.raw.clear();
-        if walked.is_ok() {
+        if let Ok(split) = walked {
             if let Ok(values) = split.finish(&mut streams, &mut self.raw) {
                 self.values = values;
                 if streams.len() <= i32::MAX as usize {
