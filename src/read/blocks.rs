@@ -32,7 +32,7 @@ use crate::format::{self, DirEntry, PackedNode};
 /// A node block in the 2.0.6 layout: borrowed from the file, or unpacked.
 pub(crate) enum NodeBytes<'a> {
     File(&'a [u8]),
-    Unpacked(Arc<[u8]>),
+    Unpacked(Arc<Vec<u8>>),
 }
 
 impl Deref for NodeBytes<'_> {
@@ -71,7 +71,7 @@ impl Slog2File {
         }
         let mut v = Vec::new();
         PackedNode::parse(block, base)?.unpack_into(stubs, &mut v)?;
-        Ok(NodeBytes::Unpacked(v.into()))
+        Ok(NodeBytes::Unpacked(Arc::new(v)))
     }
 
     /// The node of directory position `pos`, with its stubs.
@@ -106,6 +106,12 @@ impl Slog2File {
             stats.cache_hits += 1;
             return Ok(t);
         }
+        self.build_table(pos, stats)
+    }
+
+    /// Walk (a compressed node: unpack) node `pos` into its table and cache
+    /// it.
+    fn build_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
         let (block, base) = self.raw_block(pos)?;
         let t = if self.is_compressed() {
             let bytes = self.node_bytes(&self.directory()[pos as usize], false)?;
@@ -122,6 +128,63 @@ impl Slog2File {
         self.cache.insert(pos, t.clone());
         self.note_touched(block.len() as u64);
         Ok(t)
+    }
+
+    /// The tables of `nodes`, in order, as [`node_table`](Self::node_table)
+    /// gives them one by one (the same statistics, the first error in
+    /// order). On a compressed file, when two or more are not in the cache
+    /// they are unpacked on rayon's pool at once: a cold jump unpacks about
+    /// two leaves, and unpacking is most of its time. Not from a pool
+    /// thread (a query inside a parallel analysis): one by one there.
+    pub(crate) fn node_tables(
+        &self,
+        nodes: &[u32],
+        stats: &mut QueryStats,
+    ) -> Result<Vec<Arc<NodeTable>>> {
+        use rayon::prelude::*;
+        let one_by_one =
+            !self.is_compressed() || nodes.len() < 2 || rayon::current_thread_index().is_some();
+        if one_by_one {
+            return nodes.iter().map(|&p| self.node_table(p, stats)).collect();
+        }
+        let cached: Vec<Option<Arc<NodeTable>>> =
+            nodes.iter().map(|&p| self.cache.get(p)).collect();
+        let missing: Vec<u32> = nodes
+            .iter()
+            .zip(&cached)
+            .filter(|(_, c)| c.is_none())
+            .map(|(&p, _)| p)
+            .collect();
+        let mut built: Vec<(Result<Arc<NodeTable>>, QueryStats)> = if missing.len() < 2 {
+            Vec::new()
+        } else {
+            missing
+                .par_iter()
+                .map(|&p| {
+                    let mut s = QueryStats::default();
+                    (self.build_table(p, &mut s), s)
+                })
+                .collect()
+        };
+        let mut built = built.drain(..);
+        let mut out = Vec::with_capacity(nodes.len());
+        for (&pos, c) in nodes.iter().zip(cached) {
+            let t = match c {
+                Some(t) => {
+                    stats.cache_hits += 1;
+                    t
+                }
+                None => match built.next() {
+                    Some((t, s)) => {
+                        stats.bytes_indexed += s.bytes_indexed;
+                        t?
+                    }
+                    None => self.build_table(pos, stats)?,
+                },
+            };
+            out.push(t);
+        }
+        Ok(out)
     }
 }
 

@@ -80,8 +80,8 @@ impl Slog2File {
     ) -> Result<()> {
         let mut nodes = Vec::new();
         self.dir_index.overlapping(w, min_depth, &mut nodes);
-        for pos in nodes {
-            let t = self.node_table(pos, stats)?;
+        let all = self.node_tables(&nodes, stats)?;
+        for (pos, t) in nodes.into_iter().zip(all) {
             stats.nodes_read += 1;
             let slot = tables.len() as u32;
             for k in t.hits(w) {
