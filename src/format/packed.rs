@@ -481,6 +481,19 @@ impl Packer {
         }
     }
 
+    /// Point the header of the packed block `packed` (packed at another
+    /// offset, e.g. 0 before its place was known: a null pointer) at
+    /// `offset`.
+    pub fn move_to(packed: &mut [u8], offset: u64) -> Result<()> {
+        let mut d = Decoder::new(packed, offset, "compressed tree node");
+        let mut entry = decode_entry_header(&mut d)?;
+        entry.ptr = BlockPtr::new(offset, packed.len());
+        let mut head = Vec::with_capacity(NODE_HEADER_SIZE);
+        encode_entry_header(&mut head, &entry);
+        packed[..NODE_HEADER_SIZE].copy_from_slice(&head);
+        Ok(())
+    }
+
     /// Pack the 2.0.6 node block `plain` (its stub count at `stubs_at`)
     /// into `out` as it goes at file offset `offset`: the header gets the
     /// packed block's own pointer. Returns the packed size.
