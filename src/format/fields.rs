@@ -65,7 +65,7 @@ pub(crate) enum S {
     Info,
 }
 
-const NUMERIC: usize = S::Info as usize;
+pub(crate) const NUMERIC: usize = S::Info as usize;
 
 #[inline(always)]
 fn zz(v: i64) -> u64 {

@@ -345,17 +345,24 @@ fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) ->
         // stored bytes, checked on parse), cut to what the walk wrote.
         let start = out.len();
         out.resize(start + plain, 0);
-        let j = Join::new(values, &bounds, info, &mut out[start..]);
-        let n = join(j, part);
+        let n = join(values, &bounds, info, &mut out[start..], part);
         out.truncate(start + *n.as_ref().unwrap_or(&0));
         n.map(|_| ())
     })
 }
 
-/// Walk `part` with the join `j`, held by value here so that its cursors can
-/// live in registers; returns the bytes written.
+/// Walk `part` joining the streams into `out`; returns the bytes written.
+/// The join is a local of this function (not a parameter or behind a
+/// pointer), so that its cursors can live in registers.
 #[inline(never)]
-fn join(mut j: Join<'_>, part: Part) -> Result<usize> {
+fn join(
+    values: &[u64],
+    bounds: &[usize; fields::NUMERIC + 1],
+    info: &[u8],
+    out: &mut [u8],
+    part: Part,
+) -> Result<usize> {
+    let mut j = Join::new(values, bounds, info, out);
     match part {
         Part::Drawables => fields::walk_drawables(&mut j)?,
         Part::Stubs => fields::walk_stubs(&mut j)?,

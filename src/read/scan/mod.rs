@@ -60,8 +60,9 @@
 //!
 //! The scan does not use the node cache or the directory index, so it
 //! neither evicts a viewer's cached tables nor pays to build them. A
-//! compressed file's nodes are unpacked one at a time into a buffer the scan
-//! reuses (their drawables only: the stubs are not read).
+//! compressed file's nodes are unpacked ahead on rayon's pool (`ahead.rs`:
+//! their drawables only, the stubs are not read) while the scan's thread
+//! decodes the node before them.
 //!
 //! # A time range
 //!
