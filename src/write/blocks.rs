@@ -95,6 +95,24 @@ impl Waiting {
     }
 }
 
+/// Sort a job's drawables into drawing order (unless the tree side did)
+/// and append its 2.0.6 block to `out`; returns where its stubs begin.
+fn encode(job: &mut BlockJob, out: &mut Vec<u8>) -> usize {
+    let nd = &mut job.drawables;
+    if !nd.sorted {
+        nd.sort();
+    }
+    format::encode_node(
+        out,
+        &job.entry,
+        nd.nestless.len(),
+        nd.in_order(&nd.nestless_order),
+        nd.nestable.len(),
+        nd.in_order(&nd.nestable_order),
+        &job.held,
+    )
+}
+
 thread_local! {
     /// A pool thread's packer (zlib state and scratch), by level.
     static PACKER: std::cell::RefCell<Option<Packer>> = const { std::cell::RefCell::new(None) };
@@ -179,22 +197,10 @@ impl BlockWriter {
         let level = self.packer.as_ref().map_or(6, Packer::level);
         let plain_size = job.entry.ptr.size as usize;
         job.entry.ptr = BlockPtr::new(0, plain_size);
-        let nd = &mut job.drawables;
-        if !nd.sorted {
-            nd.sort();
-        }
         let mut plain = self.spare.pop().unwrap_or_default();
         plain.clear();
         plain.reserve(plain_size);
-        let stubs_at = format::encode_node(
-            &mut plain,
-            &job.entry,
-            nd.nestless.len(),
-            nd.in_order(&nd.nestless_order),
-            nd.nestable.len(),
-            nd.in_order(&nd.nestable_order),
-            &job.held,
-        );
+        let stubs_at = encode(&mut job, &mut plain);
         debug_assert_eq!(plain.len(), plain_size);
         let _ = back.try_send(job.drawables);
         let (tx, rx) = sync_channel(1);
@@ -307,10 +313,6 @@ impl BlockWriter {
         let offset = self.written.offset;
         let plain_size = job.entry.ptr.size as usize;
         job.entry.ptr = BlockPtr::new(offset, plain_size);
-        let nd = &mut job.drawables;
-        if !nd.sorted {
-            nd.sort();
-        }
         let (out, size) = match &mut self.packer {
             None => {
                 self.buf.reserve(plain_size);
@@ -323,15 +325,7 @@ impl BlockWriter {
             }
         };
         let start = out.len();
-        let stubs_at = format::encode_node(
-            out,
-            &job.entry,
-            nd.nestless.len(),
-            nd.in_order(&nd.nestless_order),
-            nd.nestable.len(),
-            nd.in_order(&nd.nestable_order),
-            &job.held,
-        );
+        let stubs_at = encode(&mut job, out);
         debug_assert_eq!(out.len() - start, size);
         let size = match &mut self.packer {
             None => size,
