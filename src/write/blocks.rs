@@ -23,13 +23,14 @@
 //! jobs; nodes wait in a queue and are placed strictly in arrival order. A
 //! node with children is packed here when it reaches the front of the
 //! queue, when every node before it (its children among them) is placed.
-//! At most [`Waiting`]'s depth of nodes are in flight (a few MB).
+//! At most [`Waiting`]'s depth of nodes are in flight (a few MB); when the
+//! queue is full, its oldest leaf is packed here if no pool thread has
+//! started it ([`Task`]), so a busy pool never stalls the conversion.
 
-use std::any::Any;
 use std::collections::VecDeque;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use rustc_hash::FxHashMap;
 
@@ -38,6 +39,7 @@ use super::NodeDrawables;
 use crate::error::{Error, Result};
 use crate::format::{self, BlockPtr, DirEntry, Packer};
 use crate::model::NodeId;
+use crate::task::Task;
 
 /// What the block stage leaves when every node is written.
 #[derive(Debug, Default)]
@@ -72,9 +74,9 @@ pub(super) struct BlockWriter {
     spare: Vec<Vec<u8>>,
 }
 
-/// What a leaf's packing task sends back: its packed block (at offset 0),
-/// its error, or its panic.
-type Packed = std::result::Result<Result<(Vec<u8>, Vec<u8>)>, Box<dyn Any + Send>>;
+/// A leaf's packing: its packed block (at offset 0) and its plain buffer
+/// back, or its error.
+type Packed = Task<Result<(Vec<u8>, Vec<u8>)>>;
 
 /// A node waiting to be placed.
 enum Waiting {
@@ -82,7 +84,7 @@ enum Waiting {
     Leaf {
         entry: DirEntry,
         plain_size: usize,
-        rx: Receiver<Packed>,
+        task: Packed,
     },
     /// A node with children: packed when it reaches the front.
     Upper(BlockJob),
@@ -203,67 +205,52 @@ impl BlockWriter {
         let stubs_at = encode(&mut job, &mut plain);
         debug_assert_eq!(plain.len(), plain_size);
         let _ = back.try_send(job.drawables);
-        let (tx, rx) = sync_channel(1);
-        rayon::spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                pack_leaf(level, plain, stubs_at)
-            }));
-            let _ = tx.send(r);
-        });
+        let task = Task::spawn(move || pack_leaf(level, plain, stubs_at));
         if let Some(q) = self.waiting.as_mut() {
             q.push_back(Waiting::Leaf {
                 entry: job.entry,
                 plain_size,
-                rx,
+                task,
             });
         }
         Ok(())
     }
 
     /// Place the nodes at the front of the queue that are ready (`all`:
-    /// every node, waiting for each). A full queue waits for its oldest.
+    /// every node). A full queue takes its oldest leaf: packed here if no
+    /// pool thread has started it, else waited for.
     fn drain(&mut self, back: Option<&SyncSender<NodeDrawables>>, all: bool) -> Result<()> {
         loop {
             let Some(q) = self.waiting.as_mut() else {
                 return Ok(());
             };
-            let full = q.len() > Waiting::depth();
-            let packed = match q.front() {
+            let wait = all || q.len() > Waiting::depth();
+            let ready = match q.front() {
                 None => return Ok(()),
                 Some(Waiting::Upper(_)) => None,
-                Some(Waiting::Leaf { rx, .. }) => {
-                    let r = if all || full {
-                        rx.recv().map_err(|_| TryRecvError::Disconnected)
-                    } else {
-                        rx.try_recv()
-                    };
-                    match r {
-                        Ok(r) => Some(r),
-                        Err(TryRecvError::Empty) => return Ok(()),
-                        Err(TryRecvError::Disconnected) => {
-                            panic!("a packing task ended without a word (a bug)")
-                        }
-                    }
-                }
+                Some(Waiting::Leaf { task, .. }) if !wait => match task.try_get() {
+                    Some(r) => Some(r),
+                    None => return Ok(()),
+                },
+                Some(Waiting::Leaf { .. }) => None,
             };
-            match (q.pop_front(), packed) {
-                (Some(Waiting::Upper(job)), _) => self.place(job, back)?,
-                (
-                    Some(Waiting::Leaf {
-                        entry, plain_size, ..
-                    }),
-                    Some(r),
-                ) => {
-                    let (block, plain) = match r {
-                        Ok(r) => r?,
-                        Err(panic) => std::panic::resume_unwind(panic),
+            match q.pop_front() {
+                Some(Waiting::Upper(job)) => self.place(job, back)?,
+                Some(Waiting::Leaf {
+                    entry,
+                    plain_size,
+                    task,
+                }) => {
+                    let (block, plain) = match ready {
+                        Some(r) => r?,
+                        None => task.get()?,
                     };
                     self.place_packed(entry, plain_size, block)?;
                     if self.spare.len() < Waiting::depth() {
                         self.spare.push(plain);
                     }
                 }
-                _ => unreachable!("the front was looked at above"),
+                None => unreachable!("the front was looked at above"),
             }
         }
     }

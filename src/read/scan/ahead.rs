@@ -12,10 +12,12 @@
 //!
 //! # How
 //!
-//! [`Ahead::push`] hands a node's block range to the pool (`rayon::spawn`,
-//! one task per node) with a buffer to unpack into; [`Ahead::pop`] takes
-//! the oldest node's bytes, waiting for it if needed, so nodes come out in
-//! the scan's order whichever task ends first. Each task holds the file's
+//! [`Ahead::push`] hands a node's block range to the pool (a
+//! [`Task`] per node) with a buffer to unpack into; [`Ahead::pop`] takes
+//! the oldest node's bytes — unpacking it on the scan's thread if no pool
+//! thread has started it, else waiting for it — so nodes come out in the
+//! scan's order whichever task ends first, and a busy pool never stalls
+//! the scan. Each task holds the file's
 //! bytes ([`SharedBytes`]), so a scan dropped with tasks in flight leaves
 //! nothing dangling; their results go nowhere. Spent buffers come back
 //! through [`Ahead::recycle`], so memory stays at `depth` nodes.
@@ -24,30 +26,27 @@
 //! the scan reaches it, as if it had been unpacked there. A panic in a task
 //! (a bug) is caught and resumed on the scan's thread.
 //!
-//! A scan running *on* a pool thread (inside a parallel analysis) does not
-//! unpack ahead: blocking a worker on tasks queued behind it could stall
-//! the pool. [`Ahead::new`] returns `None` there, and the scan unpacks in
-//! place as before.
+//! A scan running *on* a pool thread (inside a parallel analysis, which
+//! keeps the pool busy already) does not unpack ahead: [`Ahead::new`]
+//! returns `None` there, and the scan unpacks in place as before.
 
-use std::any::Any;
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::mpsc::{sync_channel, Receiver};
 
 use crate::error::Result;
 use crate::format::PackedNode;
 use crate::read::{SharedBytes, Slog2File};
+use crate::task::Task;
 
-/// What a task sends back: the node's unpacked bytes, its error, or its
-/// panic.
-type Unpacked = std::result::Result<Result<Vec<u8>>, Box<dyn Any + Send>>;
+/// A node being unpacked: its header and drawables, or its error.
+type Unpacking = Task<Result<Vec<u8>>>;
 
 /// Nodes unpacked ahead of a scan (module docs).
 pub(super) struct Ahead {
     bytes: SharedBytes,
-    /// Nodes handed to the pool, oldest first: the block's offset, and
-    /// where its bytes arrive (or the error found before it was handed).
-    queue: VecDeque<(usize, Receiver<Unpacked>)>,
+    /// Nodes handed to the pool, oldest first: the block's offset and its
+    /// unpacking (or the error found before it was handed).
+    queue: VecDeque<(usize, Result<Unpacking>)>,
     /// Buffers for the next tasks.
     spare: Vec<Vec<u8>>,
     depth: usize,
@@ -55,7 +54,7 @@ pub(super) struct Ahead {
 
 impl Ahead {
     /// Unpacking ahead for a scan of `file`, or `None` where it would not
-    /// help or could stall (a plain file, or a scan on a pool thread).
+    /// help (a plain file, or a scan on a pool thread: the pool is busy).
     pub(super) fn new(file: &Slog2File) -> Option<Ahead> {
         if !file.is_compressed() || rayon::current_thread_index().is_some() {
             return None;
@@ -76,38 +75,28 @@ impl Ahead {
     /// Hand the node whose block is `range` (or the error of finding it) to
     /// the pool.
     pub(super) fn push(&mut self, range: Result<Range<usize>>) {
-        let (tx, rx) = sync_channel(1);
         let r = match range {
             Ok(r) => r,
             Err(e) => {
-                self.queue.push_back((0, rx));
-                let _ = tx.send(Ok(Err(e)));
+                self.queue.push_back((0, Err(e)));
                 return;
             }
         };
-        self.queue.push_back((r.start, rx));
         let bytes = self.bytes.clone();
         let mut out = self.spare.pop().unwrap_or_default();
-        rayon::spawn(move || {
-            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                PackedNode::parse(&bytes[r.clone()], r.start as u64)?
-                    .unpack_into(false, &mut out)?;
-                Ok(out)
-            }));
-            // The scan may be gone: then nobody wants the bytes.
-            let _ = tx.send(res);
+        let start = r.start;
+        let task = Task::spawn(move || {
+            PackedNode::parse(&bytes[r.clone()], r.start as u64)?.unpack_into(false, &mut out)?;
+            Ok(out)
         });
+        self.queue.push_back((start, Ok(task)));
     }
 
     /// The oldest node's block offset and unpacked bytes (header and
-    /// drawables), waiting for them; `None` when nothing is in flight.
+    /// drawables); `None` when nothing is in flight.
     pub(super) fn pop(&mut self) -> Option<Result<(usize, Vec<u8>)>> {
-        let (start, rx) = self.queue.pop_front()?;
-        Some(match rx.recv() {
-            Ok(Ok(r)) => r.map(|b| (start, b)),
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => panic!("an unpacking task ended without a word (a bug)"),
-        })
+        let (start, task) = self.queue.pop_front()?;
+        Some(task.and_then(|t| t.get()).map(|b| (start, b)))
     }
 
     /// A spent buffer, for the next task.
