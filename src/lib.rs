@@ -44,6 +44,7 @@ pub mod read;
 #[cfg(test)]
 #[path = "../dev/src/synth.rs"]
 pub(crate) mod synth;
+pub(crate) mod task;
 pub mod trace;
 pub mod write;
 

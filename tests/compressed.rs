@@ -239,3 +239,88 @@ fn reference_tools_refuse_a_compressed_file() {
     assert!(text.contains("SLOG 2.0.Z"), "{text}");
     assert!(!text.contains("Primitive["), "{text}");
 }
+
+/// The threads change no answer: on a compressed file, the whole-file scan
+/// and window queries run from inside a rayon pool (where nothing is handed
+/// to the pool: nodes are unpacked one by one, in place) return what they
+/// return outside it (the scan unpacking ahead on the pool, windows
+/// unpacking their uncached nodes at once). Each side opens the file anew,
+/// so both start with a cold node cache.
+#[test]
+fn pool_and_in_place_unpacking_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let z = dir.path().join("z.slog2");
+    let opts = WriterOptions {
+        leaf_bytesize: 2000,
+        compress: Some(6),
+        ..Default::default()
+    };
+    write(&z, 30000, 11, opts);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let answers = || {
+        let f = Slog2File::open(&z).unwrap();
+        let mut all = vec![bits(&f.scan_rows().unwrap())];
+        for (t0, t1) in windows(&f, 8, 3) {
+            all.push(bits(&f.window_rows(t0, t1).unwrap()));
+        }
+        let tb = f.total_time();
+        all.push(bits(&f.window_rows(tb.start, tb.end).unwrap()));
+        all
+    };
+    let outside = answers();
+    let inside = pool.install(answers);
+    assert!(outside[0].len() >= 30000, "the scan returns every drawable");
+    assert!(outside.iter().skip(1).any(|w| !w.is_empty()));
+    assert_eq!(outside, inside);
+}
+
+/// Waiting on the pool never stalls: with every thread of rayon's global
+/// pool blocked, a compressed file is still written, scanned and queried
+/// (each job handed to the pool and not started when its turn comes is
+/// taken back and run by the thread that waits for it).
+#[test]
+fn a_blocked_pool_does_not_stall_compressed_files() {
+    use std::sync::{mpsc, Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let z = dir.path().join("z.slog2");
+    let threads = rayon::current_num_threads();
+    let (started_tx, started) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let released = Arc::new(Mutex::new(released));
+    for _ in 0..threads {
+        let (s, r) = (started_tx.clone(), released.clone());
+        rayon::spawn(move || {
+            s.send(()).unwrap();
+            let _ = r.lock().unwrap().recv();
+        });
+    }
+    for _ in 0..threads {
+        started.recv().unwrap();
+    }
+    let (done_tx, done) = mpsc::channel();
+    let path = z.clone();
+    std::thread::spawn(move || {
+        let opts = WriterOptions {
+            leaf_bytesize: 2000,
+            compress: Some(6),
+            ..Default::default()
+        };
+        write(&path, 20000, 5, opts);
+        let f = Slog2File::open(&path).unwrap();
+        let tb = f.total_time();
+        let scanned = f.scan_rows().unwrap().len();
+        let windowed = f.window_rows(tb.start, tb.end).unwrap().len();
+        done_tx.send((scanned, windowed)).unwrap();
+    });
+    let r = done.recv_timeout(std::time::Duration::from_secs(120));
+    drop(release);
+    let (scanned, windowed) = r.expect("stalled while the pool was blocked");
+    assert!(scanned >= 20000);
+    assert_eq!(
+        windowed, scanned,
+        "the whole range's window holds every row"
+    );
+}

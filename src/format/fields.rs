@@ -65,7 +65,7 @@ pub(crate) enum S {
     Info,
 }
 
-const NUMERIC: usize = S::Info as usize;
+pub(crate) const NUMERIC: usize = S::Info as usize;
 
 #[inline(always)]
 fn zz(v: i64) -> u64 {
@@ -100,20 +100,22 @@ struct Prev {
 }
 
 /// A primitive record (no tag) or a shadow's leading fields (category,
-/// info, vertices).
+/// info, vertices). Inlined into the part walks so that a [`Join`]'s
+/// cursors live in registers, not behind a pointer reloaded after every
+/// byte it writes.
+#[inline(always)]
 fn walk_prim(f: &mut impl Fields, prev: &mut Prev) -> Result<i16> {
     f.i32(S::Cat)?;
     let ilen = f.i16(S::Ilen)?;
-    f.bytes(ilen.max(0) as usize)?;
+    if ilen > 0 {
+        f.bytes(ilen as usize)?;
+    }
     let nv = f.i16(S::Nv)?;
-    let mut t = 0u64;
-    let mut l0 = 0i32;
-    for i in 0..nv.max(0) {
-        if i == 0 {
-            t = f.u64_from(S::T0, prev.first_time)?;
-            prev.first_time = t;
-            l0 = f.i32(S::L0)?;
-        } else {
+    if nv > 0 {
+        let mut t = f.u64_from(S::T0, prev.first_time)?;
+        prev.first_time = t;
+        let l0 = f.i32(S::L0)?;
+        for _ in 1..nv as usize {
             t = f.u64_from(S::Tk, t)?;
             f.i32_from(S::Lk, l0)?;
         }
@@ -122,6 +124,7 @@ fn walk_prim(f: &mut impl Fields, prev: &mut Prev) -> Result<i16> {
 }
 
 /// The drawables part of a node block: both lists of records (spec §7.1).
+#[inline]
 pub(crate) fn walk_drawables(f: &mut impl Fields) -> Result<()> {
     let mut prev = Prev::default();
     for _ in 0..2 {
@@ -149,6 +152,7 @@ pub(crate) fn walk_drawables(f: &mut impl Fields) -> Result<()> {
 
 /// The stubs part of a node block: the stub count, then each stub's header
 /// and shadows (spec §7.4, §7.5).
+#[inline]
 pub(crate) fn walk_stubs(f: &mut impl Fields) -> Result<()> {
     let mut prev = Prev::default();
     let ns = f.i32(S::Count)?;
@@ -183,11 +187,15 @@ pub(crate) fn walk_stubs(f: &mut impl Fields) -> Result<()> {
 // ---------------------------------------------------------------------------
 // Plain -> streams
 
+/// The values of the numeric streams, one vector per stream (kept by the
+/// writer from part to part, for their memory).
+pub(crate) type Values = [Vec<u64>; NUMERIC];
+
 /// Splits a plain part into streams (the writer's direction).
 pub(crate) struct Split<'a> {
     plain: &'a [u8],
     pos: usize,
-    values: Vec<Vec<u64>>,
+    values: Values,
     info: Vec<u8>,
 }
 
@@ -202,9 +210,8 @@ fn short() -> Error {
 }
 
 impl<'a> Split<'a> {
-    pub fn new(plain: &'a [u8], values: Vec<Vec<u64>>) -> Split<'a> {
+    pub fn new(plain: &'a [u8], values: Values) -> Split<'a> {
         let mut values = values;
-        values.resize_with(NUMERIC, Vec::new);
         for v in &mut values {
             v.clear();
         }
@@ -236,7 +243,7 @@ impl<'a> Split<'a> {
     /// info bytes last; the noise planes go to `raw`, stored as they are
     /// (zlib would spend time on them for nothing). Returns the value
     /// vectors for reuse.
-    pub fn finish(self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Vec<Vec<u64>>> {
+    pub fn finish(self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Values> {
         if self.pos != self.plain.len() {
             return Err(short());
         }
@@ -269,31 +276,37 @@ impl<'a> Split<'a> {
 }
 
 impl Fields for Split<'_> {
+    #[inline(always)]
     fn u8(&mut self, s: S) -> Result<u8> {
         let [b] = self.take::<1>()?;
         self.push(s, b as u64);
         Ok(b)
     }
+    #[inline(always)]
     fn i16(&mut self, s: S) -> Result<i16> {
         let v = i16::from_be_bytes(self.take()?);
         self.push(s, zz(v as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn i32(&mut self, s: S) -> Result<i32> {
         let v = i32::from_be_bytes(self.take()?);
         self.push(s, zz(v as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn i32_from(&mut self, s: S, base: i32) -> Result<i32> {
         let v = i32::from_be_bytes(self.take()?);
         self.push(s, zz(v.wrapping_sub(base) as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn u64_from(&mut self, s: S, base: u64) -> Result<u64> {
         let v = u64::from_be_bytes(self.take()?);
         self.push(s, zz(v.wrapping_sub(base) as i64));
         Ok(v)
     }
+    #[inline(always)]
     fn bytes(&mut self, n: usize) -> Result<()> {
         let b = self.plain.get(self.pos..self.pos + n).ok_or_else(short)?;
         self.info.extend_from_slice(b);
@@ -312,16 +325,36 @@ fn is_noise(plane: &[u8]) -> bool {
     for &b in plane {
         counts[b as usize] += 1;
     }
+    // Entropy is at most log2 of the distinct values: fewer than 2^7.5
+    // (182) cannot be noise, and need no logarithms.
+    if counts.iter().filter(|&&c| c > 0).count() < 182 {
+        return false;
+    }
+    // H = log2 n - (1/n) Σ c log2 c, with c log2 c from a table for the
+    // small counts a flat histogram has (a logarithm per bucket was 4 % of
+    // a compressed write).
     let n = plane.len() as f64;
-    let bits: f64 = counts
+    let table = c_log2_c();
+    let sum: f64 = counts
         .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = c as f64 / n;
-            -p * p.log2()
+        .map(|&c| match table.get(c as usize) {
+            Some(&x) => x,
+            None => c as f64 * (c as f64).log2(),
         })
         .sum();
-    bits > 7.5
+    n.log2() - sum / n > 7.5
+}
+
+/// `c log2 c` for the counts below 1024 (0 for 0).
+fn c_log2_c() -> &'static [f64; 1024] {
+    static TABLE: std::sync::OnceLock<[f64; 1024]> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [0.0; 1024];
+        for (c, x) in t.iter_mut().enumerate().skip(1) {
+            *x = c as f64 * (c as f64).log2();
+        }
+        t
+    })
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -336,85 +369,110 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 // Streams -> plain
 
 /// Joins streams back into the plain part (the reader's direction),
-/// appending to `out` and never past `limit` bytes of it. The byte planes
-/// are turned back into values once, stream by stream (tight loops), so the
-/// walk takes each field with one load.
+/// writing into `out`, a buffer of exactly the bytes the part declares.
+/// The byte planes are turned back into values once, stream by stream
+/// ([`Join::values`]: tight loops the compiler vectorises), so the walk
+/// takes each field with one load; each field is one bounds check on its
+/// stream and one on the output (which is also the "no more than declared"
+/// check).
 pub(crate) struct Join<'a> {
-    /// Every numeric stream's values, back to back.
-    values: Vec<u64>,
-    /// Per stream: the next value and the end of its values.
-    next: [(usize, usize); NUMERIC],
+    /// Per stream: the values not yet taken.
+    next: [&'a [u64]; NUMERIC],
     info: &'a [u8],
-    out: &'a mut Vec<u8>,
-    limit: usize,
+    out: &'a mut [u8],
+    /// Bytes of `out` written.
+    pos: usize,
 }
 
 /// A damaged stream directory or stream (the caller names the node).
+#[cold]
 fn bad(detail: &str) -> Error {
     Error::malformed("compressed tree node", 0, detail.to_string())
 }
 
-thread_local! {
-    /// The values of the last part joined on this thread (reused).
-    static VALUES: std::cell::Cell<Vec<u64>> = const { std::cell::Cell::new(Vec::new()) };
+#[cold]
+fn ran_out() -> Error {
+    bad("a field stream ends before the node's records")
+}
+
+#[cold]
+fn overflow() -> Error {
+    bad("inflates beyond its declared size")
+}
+
+#[cold]
+fn out_of_range() -> Error {
+    bad("field out of range")
+}
+
+fn varint(streams: &[u8], pos: &mut usize) -> Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *streams
+            .get(*pos)
+            .ok_or_else(|| bad("stream directory cut short"))?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(bad("stream length too long"))
+}
+
+/// Append the values of one stream of `n` values, `width` byte planes
+/// (`planes` back to back, lowest first), to `values`.
+fn join_planes(values: &mut Vec<u64>, planes: &[&[u8]]) {
+    let Some(first) = planes.first() else {
+        return;
+    };
+    let at = values.len();
+    values.extend(first.iter().map(|&b| u64::from(b)));
+    let v = &mut values[at..];
+    for (k, plane) in planes.iter().enumerate().skip(1) {
+        let shift = 8 * k as u32;
+        for (v, &b) in v.iter_mut().zip(plane.iter()) {
+            *v |= u64::from(b) << shift;
+        }
+    }
 }
 
 impl<'a> Join<'a> {
-    /// Read the stream directory of `streams` and their values (the noise
-    /// planes from `raw`); the plain bytes go to `out`, at most `limit` of
-    /// them.
-    pub fn new(
+    /// Read the stream directory of `streams` and the values of its
+    /// numeric streams (the noise planes from `raw`) into `values` (cleared
+    /// first); returns the stream bounds in `values` and the info bytes.
+    /// `room`: the plain bytes the part declares (a stream cannot hold more
+    /// values than that: each is at least one plain byte).
+    pub fn values(
         streams: &'a [u8],
         raw: &[u8],
-        out: &'a mut Vec<u8>,
-        limit: usize,
-    ) -> Result<Join<'a>> {
+        room: usize,
+        values: &mut Vec<u64>,
+    ) -> Result<([usize; NUMERIC + 1], &'a [u8])> {
         let mut raw_at = 0usize;
         let mut pos = 0usize;
-        let varint = |pos: &mut usize| -> Result<u64> {
-            let mut v = 0u64;
-            for shift in (0..64).step_by(7) {
-                let b = *streams
-                    .get(*pos)
-                    .ok_or_else(|| bad("stream directory cut short"))?;
-                *pos += 1;
-                v |= u64::from(b & 0x7f) << shift;
-                if b < 0x80 {
-                    return Ok(v);
-                }
-            }
-            Err(bad("stream length too long"))
-        };
-        let mut values = VALUES.with(|v| v.take());
         values.clear();
-        let mut next = [(0usize, 0usize); NUMERIC];
-        for slot in &mut next {
-            let n = varint(&mut pos)?;
-            let width = *streams
-                .get(pos)
-                .ok_or_else(|| bad("stream directory cut short"))? as usize;
-            let mask = *streams
-                .get(pos + 1)
-                .ok_or_else(|| bad("stream directory cut short"))?;
+        let mut bounds = [0usize; NUMERIC + 1];
+        for i in 0..NUMERIC {
+            let n = varint(streams, &mut pos)?;
+            let (width, mask) = match streams.get(pos..pos + 2) {
+                Some(&[w, m]) => (w as usize, m),
+                _ => return Err(bad("stream directory cut short")),
+            };
             pos += 2;
             if width > 8 {
                 return Err(bad("stream width above 8 bytes"));
             }
-            // A stream of width 0 holds no bytes; its count is bounded by
-            // the output instead (each value is at least one plain byte).
             let n = usize::try_from(n)
                 .ok()
-                .filter(|&n| n <= limit.saturating_sub(out.len()))
+                .filter(|&n| n <= room)
                 .ok_or_else(|| bad("stream longer than the node"))?;
-            if n.checked_mul(width).is_none() {
-                return Err(bad("stream longer than the node"));
-            }
-            let at = values.len();
             if width == 0 {
-                values.resize(at + n, 0);
+                values.resize(values.len() + n, 0);
             }
-            for k in 0..width {
-                let plane = if mask & (1 << k) != 0 {
+            let mut planes: [&[u8]; 8] = [&[]; 8];
+            for (k, plane) in planes.iter_mut().enumerate().take(width) {
+                *plane = if mask & (1 << k) != 0 {
                     let p = raw
                         .get(raw_at..raw_at + n)
                         .ok_or_else(|| bad("stored planes shorter than the node"))?;
@@ -427,17 +485,11 @@ impl<'a> Join<'a> {
                     pos += n;
                     p
                 };
-                if k == 0 {
-                    values.extend(plane.iter().map(|&b| u64::from(b)));
-                } else {
-                    for (v, &b) in values[at..].iter_mut().zip(plane) {
-                        *v |= u64::from(b) << (8 * k);
-                    }
-                }
             }
-            *slot = (at, at + n);
+            join_planes(values, &planes[..width]);
+            bounds[i + 1] = values.len();
         }
-        let n = varint(&mut pos)?;
+        let n = varint(streams, &mut pos)?;
         let info = usize::try_from(n)
             .ok()
             .and_then(|n| streams.get(pos..pos.checked_add(n)?))
@@ -445,44 +497,54 @@ impl<'a> Join<'a> {
         if pos + info.len() != streams.len() || raw_at != raw.len() {
             return Err(bad("bytes after the last stream"));
         }
-        out.reserve(limit.saturating_sub(out.len()));
-        Ok(Join {
-            values,
+        Ok((bounds, info))
+    }
+
+    /// A join of the streams `values` (bounds from [`Join::values`]) and
+    /// `info` into `out`.
+    pub fn new(
+        values: &'a [u64],
+        bounds: &[usize; NUMERIC + 1],
+        info: &'a [u8],
+        out: &'a mut [u8],
+    ) -> Join<'a> {
+        let mut next: [&[u64]; NUMERIC] = [&[]; NUMERIC];
+        for (i, s) in next.iter_mut().enumerate() {
+            *s = &values[bounds[i]..bounds[i + 1]];
+        }
+        Join {
             next,
             info,
             out,
-            limit,
-        })
+            pos: 0,
+        }
     }
 
     /// Every stream used up (a damaged node may declare more values than
-    /// its walk reads).
-    pub fn finish(self) -> Result<()> {
-        let done = self.next.iter().all(|&(a, b)| a == b) && self.info.is_empty();
-        VALUES.with(|v| v.set(self.values));
-        if !done {
+    /// its walk reads); returns the bytes written.
+    pub fn finish(self) -> Result<usize> {
+        if !(self.next.iter().all(|s| s.is_empty()) && self.info.is_empty()) {
             return Err(bad("streams hold more fields than the node's records"));
         }
-        Ok(())
+        Ok(self.pos)
     }
 
     #[inline(always)]
     fn value(&mut self, s: S) -> Result<u64> {
-        let (a, b) = &mut self.next[s as usize];
-        if *a >= *b {
-            return Err(bad("a field stream ends before the node's records"));
-        }
-        let v = self.values[*a];
-        *a += 1;
+        let slot = &mut self.next[s as usize];
+        let (&v, rest) = slot.split_first().ok_or_else(ran_out)?;
+        *slot = rest;
         Ok(v)
     }
 
     #[inline(always)]
-    fn put(&mut self, b: &[u8]) -> Result<()> {
-        if self.out.len() + b.len() > self.limit {
-            return Err(bad("inflates beyond its declared size"));
-        }
-        self.out.extend_from_slice(b);
+    fn put<const N: usize>(&mut self, b: [u8; N]) -> Result<()> {
+        let end = self.pos + N;
+        self.out
+            .get_mut(self.pos..end)
+            .ok_or_else(overflow)?
+            .copy_from_slice(&b);
+        self.pos = end;
         Ok(())
     }
 }
@@ -490,34 +552,33 @@ impl<'a> Join<'a> {
 impl Fields for Join<'_> {
     #[inline(always)]
     fn u8(&mut self, s: S) -> Result<u8> {
-        let v = self.value(s)?;
-        let b = u8::try_from(v).map_err(|_| bad("byte field out of range"))?;
-        self.put(&[b])?;
+        let b = u8::try_from(self.value(s)?).map_err(|_| out_of_range())?;
+        self.put([b])?;
         Ok(b)
     }
     #[inline(always)]
     fn i16(&mut self, s: S) -> Result<i16> {
-        let v = i16::try_from(unzz(self.value(s)?)).map_err(|_| bad("i16 field out of range"))?;
-        self.put(&v.to_be_bytes())?;
+        let v = i16::try_from(unzz(self.value(s)?)).map_err(|_| out_of_range())?;
+        self.put(v.to_be_bytes())?;
         Ok(v)
     }
     #[inline(always)]
     fn i32(&mut self, s: S) -> Result<i32> {
-        let v = i32::try_from(unzz(self.value(s)?)).map_err(|_| bad("i32 field out of range"))?;
-        self.put(&v.to_be_bytes())?;
+        let v = i32::try_from(unzz(self.value(s)?)).map_err(|_| out_of_range())?;
+        self.put(v.to_be_bytes())?;
         Ok(v)
     }
     #[inline(always)]
     fn i32_from(&mut self, s: S, base: i32) -> Result<i32> {
-        let d = i32::try_from(unzz(self.value(s)?)).map_err(|_| bad("i32 field out of range"))?;
+        let d = i32::try_from(unzz(self.value(s)?)).map_err(|_| out_of_range())?;
         let v = base.wrapping_add(d);
-        self.put(&v.to_be_bytes())?;
+        self.put(v.to_be_bytes())?;
         Ok(v)
     }
     #[inline(always)]
     fn u64_from(&mut self, s: S, base: u64) -> Result<u64> {
         let v = base.wrapping_add(unzz(self.value(s)?) as u64);
-        self.put(&v.to_be_bytes())?;
+        self.put(v.to_be_bytes())?;
         Ok(v)
     }
     #[inline(always)]
@@ -527,6 +588,12 @@ impl Fields for Join<'_> {
         }
         let (b, rest) = self.info.split_at(n);
         self.info = rest;
-        self.put(b)
+        let end = self.pos + n;
+        self.out
+            .get_mut(self.pos..end)
+            .ok_or_else(overflow)?
+            .copy_from_slice(b);
+        self.pos = end;
+        Ok(())
     }
 }

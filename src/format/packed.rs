@@ -45,7 +45,7 @@
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
 use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
-use super::fields::{self, Join, Split};
+use super::fields::{self, Join, Split, Values};
 use super::header::BlockPtr;
 pub use super::header::VERSION_COMPRESSED;
 use super::Decoder;
@@ -267,9 +267,23 @@ fn detail_of(e: &Error) -> String {
 /// as soon as more would come. Memory grows with what the stream really
 /// yields, not with what it declares.
 fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
+    INFLATER.with(|d| {
+        let mut d = d.borrow_mut();
+        d.reset(true);
+        inflate_with(&mut d, z, plain, out)
+    })
+}
+
+thread_local! {
+    /// One inflater per thread, reset per stream: a new one allocates and
+    /// clears its window every time (2 % of a compressed scan).
+    static INFLATER: std::cell::RefCell<Decompress> =
+        std::cell::RefCell::new(Decompress::new(true));
+}
+
+fn inflate_with(d: &mut Decompress, z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
     let bad = |d: String| Error::malformed("compressed tree node", 0, d);
     let start = out.len();
-    let mut d = Decompress::new(true);
     // One spare byte: output that reaches it is output beyond the
     // declared size.
     let mut room = (plain + 1).min(z.len().saturating_mul(8) + (1 << 16));
@@ -300,8 +314,10 @@ fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
 }
 
 thread_local! {
-    /// The pre-pass's streams of the last part unpacked on this thread.
-    static STREAMS: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The pre-pass's streams and values of the last part unpacked on this
+    /// thread (reused).
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u64>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
@@ -318,18 +334,48 @@ fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) ->
     if len < 0 || len as u64 > (z.len() as u64).saturating_mul(MAX_RATIO) + RATIO_SLACK {
         return Err(bad("field streams larger than their zlib stream can hold"));
     }
-    STREAMS.with(|s| {
-        let mut streams = s.borrow_mut();
+    SCRATCH.with(|s| {
+        let (streams, values) = &mut *s.borrow_mut();
         streams.clear();
-        inflate(z, len as usize, &mut streams)?;
-        let limit = out.len() + plain;
-        let mut j = Join::new(&streams, raw, out, limit)?;
-        match part {
-            Part::Drawables => fields::walk_drawables(&mut j)?,
-            Part::Stubs => fields::walk_stubs(&mut j)?,
-        }
-        j.finish()
+        inflate(z, len as usize, streams)?;
+        let (bounds, info) = Join::values(streams, raw, plain, values)?;
+        // The part is written in place: `plain` bytes (bounded by the
+        // stored bytes, checked on parse), cut to what the walk wrote.
+        let start = out.len();
+        out.resize(start + plain, 0);
+        let n = join(values, &bounds, info, &mut out[start..], part);
+        out.truncate(start + *n.as_ref().unwrap_or(&0));
+        n.map(|_| ())
     })
+}
+
+/// Walk `part` joining the streams into `out`; returns the bytes written.
+/// The join is a local of this function (not a parameter or behind a
+/// pointer), so that its cursors can live in registers.
+#[inline(never)]
+fn join(
+    values: &[u64],
+    bounds: &[usize; fields::NUMERIC + 1],
+    info: &[u8],
+    out: &mut [u8],
+    part: Part,
+) -> Result<usize> {
+    let mut j = Join::new(values, bounds, info, out);
+    match part {
+        Part::Drawables => fields::walk_drawables(&mut j)?,
+        Part::Stubs => fields::walk_stubs(&mut j)?,
+    }
+    j.finish()
+}
+
+/// Walk `part` with the split `s`, held by value here (as [`join`]).
+#[inline(never)]
+fn split(mut s: Split<'_>, part: Part) -> Result<Split<'_>> {
+    match part {
+        Part::Drawables => fields::walk_drawables(&mut s)?,
+        Part::Stubs => fields::walk_stubs(&mut s)?,
+    }
+    Ok(s)
 }
 
 // ---------------------------------------------------------------------------
@@ -341,7 +387,7 @@ pub struct Packer {
     z: Compress,
     streams: Vec<u8>,
     raw: Vec<u8>,
-    values: Vec<Vec<u64>>,
+    values: Values,
 }
 
 impl std::fmt::Debug for Packer {
@@ -361,7 +407,7 @@ impl Packer {
             z: Compress::new(Compression::new(level), true),
             streams: Vec::new(),
             raw: Vec::new(),
-            values: Vec::new(),
+            values: Values::default(),
         }
     }
 
@@ -403,14 +449,10 @@ impl Packer {
         let mut method = Method::Zlib;
         // The field pre-pass, when the part walks as SLOG-2.
         self.streams.clear();
-        let mut split = Split::new(plain, std::mem::take(&mut self.values));
-        let walked = match part {
-            Part::Drawables => fields::walk_drawables(&mut split),
-            Part::Stubs => fields::walk_stubs(&mut split),
-        };
+        let walked = split(Split::new(plain, std::mem::take(&mut self.values)), part);
         let mut streams = std::mem::take(&mut self.streams);
         self.raw.clear();
-        if walked.is_ok() {
+        if let Ok(split) = walked {
             if let Ok(values) = split.finish(&mut streams, &mut self.raw) {
                 self.values = values;
                 if streams.len() <= i32::MAX as usize {
@@ -442,6 +484,19 @@ impl Packer {
             plain: plain.len(),
             stored: out.len() - start,
         }
+    }
+
+    /// Point the header of the packed block `packed` (packed at another
+    /// offset, e.g. 0 before its place was known: a null pointer) at
+    /// `offset`.
+    pub fn move_to(packed: &mut [u8], offset: u64) -> Result<()> {
+        let mut d = Decoder::new(packed, offset, "compressed tree node");
+        let mut entry = decode_entry_header(&mut d)?;
+        entry.ptr = BlockPtr::new(offset, packed.len());
+        let mut head = Vec::with_capacity(NODE_HEADER_SIZE);
+        encode_entry_header(&mut head, &entry);
+        packed[..NODE_HEADER_SIZE].copy_from_slice(&head);
+        Ok(())
     }
 
     /// Pack the 2.0.6 node block `plain` (its stub count at `stubs_at`)

@@ -28,11 +28,12 @@ use super::index::NodeTable;
 use super::{QueryStats, Slog2File};
 use crate::error::Result;
 use crate::format::{self, DirEntry, PackedNode};
+use crate::task::Task;
 
 /// A node block in the 2.0.6 layout: borrowed from the file, or unpacked.
 pub(crate) enum NodeBytes<'a> {
     File(&'a [u8]),
-    Unpacked(Arc<[u8]>),
+    Unpacked(Arc<Vec<u8>>),
 }
 
 impl Deref for NodeBytes<'_> {
@@ -71,7 +72,7 @@ impl Slog2File {
         }
         let mut v = Vec::new();
         PackedNode::parse(block, base)?.unpack_into(stubs, &mut v)?;
-        Ok(NodeBytes::Unpacked(v.into()))
+        Ok(NodeBytes::Unpacked(Arc::new(v)))
     }
 
     /// The node of directory position `pos`, with its stubs.
@@ -106,23 +107,93 @@ impl Slog2File {
             stats.cache_hits += 1;
             return Ok(t);
         }
-        let (block, base) = self.raw_block(pos)?;
+        self.build_table(pos, stats)
+    }
+
+    /// Walk (a compressed node: unpack) node `pos` into its table and cache
+    /// it.
+    fn build_table(&self, pos: u32, stats: &mut QueryStats) -> Result<Arc<NodeTable>> {
         let t = if self.is_compressed() {
-            let bytes = self.node_bytes(&self.directory()[pos as usize], false)?;
-            let NodeBytes::Unpacked(b) = bytes else {
-                unreachable!("a compressed file's node is unpacked")
-            };
-            stats.bytes_indexed += b.len() as u64;
-            NodeTable::new(format::scan_node(&b, base)?, Some(b))
+            unpack_table(self.as_bytes(), &self.directory()[pos as usize])?
         } else {
-            stats.bytes_indexed += block.len() as u64;
+            let (block, base) = self.raw_block(pos)?;
             NodeTable::new(format::scan_node(block, base)?, None)
         };
+        Ok(self.keep_table(pos, t, stats))
+    }
+
+    /// Count and cache the table of node `pos`, just built.
+    fn keep_table(&self, pos: u32, t: NodeTable, stats: &mut QueryStats) -> Arc<NodeTable> {
+        // The block's range was checked when the table was built.
+        let stored = self.directory()[pos as usize].ptr.size.max(0) as u64;
+        stats.bytes_indexed += t.bytes.as_ref().map_or(stored, |b| b.len() as u64);
         let t = Arc::new(t);
         self.cache.insert(pos, t.clone());
-        self.note_touched(block.len() as u64);
-        Ok(t)
+        self.note_touched(stored);
+        t
     }
+
+    /// The tables of `nodes`, in order, as [`node_table`](Self::node_table)
+    /// gives them one by one (the same statistics, the first error in
+    /// order). On a compressed file, when two or more are not in the cache,
+    /// all but the first are handed to rayon's pool ([`Task`]) while this
+    /// thread unpacks the first: a cold jump unpacks about two leaves, and
+    /// unpacking is most of its time. A task no pool thread has started by
+    /// the time its turn comes is run here, so a busy pool never stalls a
+    /// query.
+    pub(crate) fn node_tables(
+        &self,
+        nodes: &[u32],
+        stats: &mut QueryStats,
+    ) -> Result<Vec<Arc<NodeTable>>> {
+        if !self.is_compressed() || nodes.len() < 2 {
+            return nodes.iter().map(|&p| self.node_table(p, stats)).collect();
+        }
+        let cached: Vec<Option<Arc<NodeTable>>> =
+            nodes.iter().map(|&p| self.cache.get(p)).collect();
+        let mut ahead: std::collections::VecDeque<Task<Result<NodeTable>>> = nodes
+            .iter()
+            .zip(&cached)
+            .filter(|(_, c)| c.is_none())
+            .skip(1)
+            .map(|(&p, _)| {
+                let bytes = self.shared_bytes();
+                let e = self.directory()[p as usize];
+                Task::spawn(move || unpack_table(&bytes, &e))
+            })
+            .collect();
+        let mut first = true;
+        let mut out = Vec::with_capacity(nodes.len());
+        for (&pos, c) in nodes.iter().zip(cached) {
+            let t = match c {
+                Some(t) => {
+                    stats.cache_hits += 1;
+                    t
+                }
+                None if first => {
+                    first = false;
+                    self.build_table(pos, stats)?
+                }
+                None => match ahead.pop_front() {
+                    Some(task) => self.keep_table(pos, task.get()?, stats),
+                    None => self.build_table(pos, stats)?,
+                },
+            };
+            out.push(t);
+        }
+        Ok(out)
+    }
+}
+
+/// The table of a compressed node, from its unpacked drawables: a function
+/// of the file's bytes alone (so it may run on the pool).
+fn unpack_table(bytes: &[u8], e: &DirEntry) -> Result<NodeTable> {
+    let r = e.ptr.range("tree node", bytes.len() as u64)?;
+    let base = e.ptr.offset as u64;
+    let mut v = Vec::new();
+    PackedNode::parse(&bytes[r], base)?.unpack_into(false, &mut v)?;
+    let b = Arc::new(v);
+    Ok(NodeTable::new(format::scan_node(&b, base)?, Some(b)))
 }
 
 /// How a file's tree nodes are stored: what `slog2 info` reports.

@@ -271,11 +271,11 @@ pub(crate) struct NodeTable {
     pub stubs_at: usize,
     /// A compressed node: its header and drawables unpacked (the bytes its
     /// records are decoded from, see [`super::blocks`]); `None`: the file's.
-    pub bytes: Option<Arc<[u8]>>,
+    pub bytes: Option<Arc<Vec<u8>>>,
 }
 
 impl NodeTable {
-    pub fn new(layout: NodeLayout, bytes: Option<Arc<[u8]>>) -> NodeTable {
+    pub fn new(layout: NodeLayout, bytes: Option<Arc<Vec<u8>>>) -> NodeTable {
         NodeTable {
             nestless: List::new(layout.nestless),
             nestable: List::new(layout.nestable),

@@ -80,6 +80,7 @@ pub use index::{CacheStats, CACHE_ENV, DEFAULT_CACHE_BYTES};
 pub use info::{
     decode_info, format_info, info_problem, payload_covers, payload_len, DecodedInfo, InfoProblem,
 };
+pub(crate) use open::SharedBytes;
 pub use rows::{Rows, RowsRef, ShadowWeights, ROW_COMPOSITE, ROW_PRIMITIVE, ROW_SHADOW};
 pub use scan::Scan;
 pub use tree::TreeDirNode;
@@ -134,7 +135,8 @@ pub struct Preview {
 /// queries take `&self` and decode into fresh values, so one file can serve
 /// many threads.
 pub struct Slog2File {
-    backing: Backing,
+    /// Shared with the scan's unpacking tasks ([`SharedBytes`]).
+    backing: std::sync::Arc<Backing>,
     path: Option<PathBuf>,
     header: Header,
     categories: Vec<Category>,

@@ -70,6 +70,26 @@ impl Backing {
     }
 }
 
+/// The file's bytes, held by work that may outlive a borrow of the
+/// [`Slog2File`] (the scan's unpacking tasks on rayon's pool): the map
+/// stays valid, and guarded, while any holder lives.
+#[derive(Clone)]
+pub(crate) struct SharedBytes(std::sync::Arc<Backing>);
+
+impl std::ops::Deref for SharedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0.bytes()
+    }
+}
+
+impl Slog2File {
+    /// The file's bytes, shared ([`SharedBytes`]).
+    pub(crate) fn shared_bytes(&self) -> SharedBytes {
+        SharedBytes(self.backing.clone())
+    }
+}
+
 /// Byte offsets of the header's pointer fields (for error messages).
 pub(super) const PTR_CATEGORIES: u64 = 24;
 pub(super) const PTR_LINEIDMAPS: u64 = 48;
@@ -267,7 +287,7 @@ impl Slog2File {
         by_position.sort_unstable_by_key(|(id, _)| (id.depth, id.xpos));
 
         Ok(Slog2File {
-            backing,
+            backing: std::sync::Arc::new(backing),
             path,
             header,
             categories,
@@ -291,7 +311,7 @@ impl Slog2File {
     /// The map of a memory-mapped file; `None` for files held in memory
     /// (the whole-file scan advises the kernel on it, see [`scan`]).
     pub(crate) fn map(&self) -> Option<&memmap2::Mmap> {
-        match &self.backing {
+        match &*self.backing {
             Backing::Mapped(m) => Some(&m.map),
             Backing::Owned(_) => None,
         }
@@ -302,7 +322,7 @@ impl Slog2File {
     /// failed, a new size or time stamp (rewritten in place). Files read
     /// into memory never change.
     pub fn changed(&self) -> bool {
-        match &self.backing {
+        match &*self.backing {
             Backing::Mapped(m) => {
                 m.guard.as_ref().is_some_and(|g| g.changed())
                     || Stamp::of(&m.file).is_some_and(|s| s != m.stamp)
@@ -317,7 +337,7 @@ impl Slog2File {
     /// (the guard's flag); the file's stamp is looked at only on failure.
     #[inline]
     pub(crate) fn settle<T>(&self, r: Result<T>) -> Result<T> {
-        if let Backing::Mapped(m) = &self.backing {
+        if let Backing::Mapped(m) = &*self.backing {
             let faulted = m.guard.as_ref().is_some_and(|g| g.changed());
             if faulted || (r.is_err() && self.changed()) {
                 return Err(guard::changed_error(self.path.as_deref()));

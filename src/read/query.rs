@@ -48,7 +48,7 @@ impl Slog2File {
     /// process's mappings of the file's pages so RSS stays bounded.
     pub(super) fn note_touched(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
-        let Backing::Mapped(Mapped { map, .. }) = &self.backing else {
+        let Backing::Mapped(Mapped { map, .. }) = &*self.backing else {
             return;
         };
         let before = self.map_touched.fetch_add(bytes, Ordering::Relaxed);
@@ -80,8 +80,8 @@ impl Slog2File {
     ) -> Result<()> {
         let mut nodes = Vec::new();
         self.dir_index.overlapping(w, min_depth, &mut nodes);
-        for pos in nodes {
-            let t = self.node_table(pos, stats)?;
+        let all = self.node_tables(&nodes, stats)?;
+        for (pos, t) in nodes.into_iter().zip(all) {
             stats.nodes_read += 1;
             let slot = tables.len() as u32;
             for k in t.hits(w) {

@@ -47,7 +47,7 @@ pub(super) struct NodeRows {
     pub(super) chunk: usize,
     /// A compressed node's unpacked header and drawables (`None`: the
     /// records are decoded from the file).
-    unpacked: Option<Arc<[u8]>>,
+    unpacked: Option<Arc<Vec<u8>>>,
 }
 
 /// A node entering the window: held as rows if the rules allow (module
@@ -91,7 +91,7 @@ impl NodeRows {
             NodeBytes::File(_) => None,
             NodeBytes::Unpacked(b) => Some(b),
         };
-        let block = unpacked.as_deref().unwrap_or(raw);
+        let block = unpacked.as_ref().map_or(raw, |b| &b[..]);
         let layout = format::scan_node(block, base)?;
         stats.bytes_indexed += block.len() as u64;
         for list in [&layout.nestless, &layout.nestable] {

@@ -60,8 +60,9 @@
 //!
 //! The scan does not use the node cache or the directory index, so it
 //! neither evicts a viewer's cached tables nor pays to build them. A
-//! compressed file's nodes are unpacked one at a time into a buffer the scan
-//! reuses (their drawables only: the stubs are not read).
+//! compressed file's nodes are unpacked ahead on rayon's pool (`ahead.rs`:
+//! their drawables only, the stubs are not read) while the scan's thread
+//! decodes the node before them.
 //!
 //! # A time range
 //!
@@ -80,13 +81,16 @@
 //! (block and byte offset); the rows decoded by that call are dropped and
 //! the scan is over (later calls return `false`).
 
-use std::ops::Deref;
+use std::ops::{Deref, Range};
 
 use crate::error::Result;
 use crate::format::{PackedNode, RecordWalk};
 use crate::model::TimeBox;
 
+mod ahead;
 mod prefetch;
+
+use ahead::Ahead;
 
 pub use prefetch::{Batch, PrefetchScan, DEFAULT_SUB_ROWS};
 
@@ -132,6 +136,10 @@ pub struct Scan<F: Deref<Target = Slog2File>> {
     /// A compressed file: the current node's header and drawables,
     /// unpacked (reused from node to node).
     unpacked: Vec<u8>,
+    /// A compressed file: nodes being unpacked on rayon's pool, and how
+    /// many of `order` were handed to it ([`ahead`]).
+    ahead: Option<Ahead>,
+    spawned: usize,
 }
 
 impl<F: Deref<Target = Slog2File>> Scan<F> {
@@ -140,6 +148,7 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
         let dir = file.directory();
         let mut order: Vec<u32> = (0..dir.len() as u32).collect();
         order.sort_by_key(|&p| dir[p as usize].ptr.offset);
+        let ahead = Ahead::new(&file);
         Scan {
             file,
             order,
@@ -150,6 +159,8 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
             done: false,
             range: None,
             unpacked: Vec::new(),
+            ahead,
+            spawned: 0,
         }
     }
 
@@ -260,44 +271,84 @@ impl<F: Deref<Target = Slog2File>> Scan<F> {
 
     /// Start the next node in block order; `false` when none is left.
     fn load_next(&mut self) -> Result<bool> {
-        let file = &*self.file;
-        let dir = file.directory();
-        let Some(&pos) = self.order.get(self.next) else {
+        if self.next >= self.order.len() {
             return Ok(false);
-        };
-        self.next += 1;
-        let r = dir[pos as usize].ptr.range("tree node", file.file_len())?;
-        if let Some(map) = file.map() {
-            if r.start < self.chunk_at || r.end > self.chunk_at + self.chunk_len {
-                // A new chunk: whole nodes from this one on.
-                let mut end = r.end;
-                for &p in &self.order[self.next..] {
-                    let Ok(q) = dir[p as usize].ptr.range("tree node", file.file_len()) else {
-                        break;
-                    };
-                    if q.start < end || q.start - end > MAX_GAP || q.end - r.start > CHUNK_BYTES {
-                        break;
-                    }
-                    end = q.end;
-                }
-                advise_chunk(map, (self.chunk_at, self.chunk_len), (r.start, end));
-                self.chunk_at = r.start;
-                self.chunk_len = end - r.start;
-            }
         }
-        let block = &file.as_bytes()[r.clone()];
-        let walk = if file.is_compressed() {
-            PackedNode::parse(block, r.start as u64)?.unpack_into(false, &mut self.unpacked)?;
-            RecordWalk::new(&self.unpacked, r.start as u64)?
+        let i = self.next;
+        self.next += 1;
+        let (start, len, walk) = if self.ahead.is_some() {
+            // Keep the pool `depth` nodes ahead of this one.
+            while self.spawned < self.order.len()
+                && self.ahead.as_ref().is_some_and(Ahead::has_room)
+            {
+                let j = self.spawned;
+                self.spawned += 1;
+                let r = self.range_at(j);
+                if let Ok(r) = &r {
+                    self.advise(j, r);
+                }
+                if let Some(a) = self.ahead.as_mut() {
+                    a.push(r);
+                }
+            }
+            let Some(a) = self.ahead.as_mut() else {
+                unreachable!("checked above")
+            };
+            let (start, bytes) = a
+                .pop()
+                .unwrap_or_else(|| unreachable!("node {i} in flight"))?;
+            a.recycle(std::mem::replace(&mut self.unpacked, bytes));
+            (start, 0, RecordWalk::new(&self.unpacked, start as u64)?)
         } else {
-            RecordWalk::new(block, r.start as u64)?
+            let r = self.range_at(i)?;
+            self.advise(i, &r);
+            let file = &*self.file;
+            let block = &file.as_bytes()[r.clone()];
+            let walk = if file.is_compressed() {
+                PackedNode::parse(block, r.start as u64)?.unpack_into(false, &mut self.unpacked)?;
+                RecordWalk::new(&self.unpacked, r.start as u64)?
+            } else {
+                RecordWalk::new(block, r.start as u64)?
+            };
+            (r.start, r.len(), walk)
         };
-        self.cur = Some(Current {
-            start: r.start,
-            len: r.len(),
-            walk,
-        });
+        self.cur = Some(Current { start, len, walk });
         Ok(true)
+    }
+
+    /// The block range of the `i`-th node in scan order.
+    fn range_at(&self, i: usize) -> Result<Range<usize>> {
+        let file = &*self.file;
+        file.directory()[self.order[i] as usize]
+            .ptr
+            .range("tree node", file.file_len())
+    }
+
+    /// Kernel advice when the `i`-th node (block `r`) is about to be read:
+    /// on leaving the chunk advised last, the chunk of whole nodes from
+    /// this one on (mapped files).
+    fn advise(&mut self, i: usize, r: &Range<usize>) {
+        let file = &*self.file;
+        let Some(map) = file.map() else {
+            return;
+        };
+        if r.start >= self.chunk_at && r.end <= self.chunk_at + self.chunk_len {
+            return;
+        }
+        let dir = file.directory();
+        let mut end = r.end;
+        for &p in &self.order[i + 1..] {
+            let Ok(q) = dir[p as usize].ptr.range("tree node", file.file_len()) else {
+                break;
+            };
+            if q.start < end || q.start - end > MAX_GAP || q.end - r.start > CHUNK_BYTES {
+                break;
+            }
+            end = q.end;
+        }
+        advise_chunk(map, (self.chunk_at, self.chunk_len), (r.start, end));
+        self.chunk_at = r.start;
+        self.chunk_len = end - r.start;
     }
 }
 
