@@ -30,33 +30,7 @@ fn drawable() -> impl Strategy<Value = Drawable> {
 }
 
 fn write(ds: &mut [Drawable], leaf: i32, nc: i16) -> (tempfile::TempDir, std::path::PathBuf) {
-    ds.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.slog2");
-    let mut w = Slog2Writer::create(
-        &path,
-        WriterOptions {
-            children_per_node: nc,
-            leaf_bytesize: leaf,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    for c in cats() {
-        w.add_category(c).unwrap();
-    }
-    w.add_ycoordmap(YCoordMap {
-        title: "Node".into(),
-        column_labels: vec!["node".into()],
-        rows: (0..6).map(|l| (l, vec![l / 2])).collect(),
-        methods: vec![],
-    })
-    .unwrap();
-    for d in ds.iter() {
-        w.add_drawable(d.clone()).unwrap();
-    }
-    w.finish().unwrap();
-    (dir, path)
+    common::write_on_six_lines(ds.to_vec(), cats(), leaf, nc)
 }
 
 /// The cube by definition, from the drawables read back (slice-major).

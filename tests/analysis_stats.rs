@@ -8,6 +8,8 @@
 //! nesting walk — and partial results of time partitions must merge into
 //! the whole window's.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -132,34 +134,7 @@ fn write(
     leaf: i32,
     nc: i16,
 ) -> (tempfile::TempDir, std::path::PathBuf) {
-    let mut ds: Vec<Drawable> = groups.into_iter().flatten().collect();
-    ds.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("s.slog2");
-    let mut w = Slog2Writer::create(
-        &path,
-        WriterOptions {
-            children_per_node: nc,
-            leaf_bytesize: leaf,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    for c in cats() {
-        w.add_category(c).unwrap();
-    }
-    w.add_ycoordmap(YCoordMap {
-        title: "Node".into(),
-        column_labels: vec!["node".into()],
-        rows: (0..6).map(|l| (l, vec![l / 2])).collect(),
-        methods: vec![],
-    })
-    .unwrap();
-    for d in ds {
-        w.add_drawable(d).unwrap();
-    }
-    w.finish().unwrap();
-    (dir, path)
+    common::write_on_six_lines(groups.into_iter().flatten().collect(), cats(), leaf, nc)
 }
 
 /// A primitive as the brute force sees it.

@@ -246,82 +246,52 @@ fn dtoa(bin_exp: i32, fract_bits: u64, n_sig_bits: i32) -> Digits {
     let e_form = |dec_exp: i32| !(-3..8).contains(&dec_exp);
 
     if b_bits < 64 && ten_s_bits < 64 {
+        // The digit loop of the JDK in `int` (32-bit) or `long` (64-bit)
+        // arithmetic, wrapping exactly as Java does; one body for both.
+        macro_rules! digit_loop {
+            ($t:ty) => {{
+                let mut b = (fract as $t)
+                    .wrapping_mul(pow5_u64(b5) as $t)
+                    .wrapping_shl(b2 as u32);
+                let s = (pow5_u64(s5) as $t).wrapping_shl(s2 as u32);
+                let mut m = (pow5_u64(m5) as $t).wrapping_shl(m2 as u32);
+                let tens = s.wrapping_mul(10);
+                let q = b / s;
+                b = (b % s).wrapping_mul(10);
+                m = m.wrapping_mul(10);
+                let mut lo = b < m;
+                let mut hi = b.wrapping_add(m) > tens;
+                if q == 0 && !hi {
+                    dec_exp -= 1;
+                } else {
+                    digits.push(q as u8);
+                }
+                if e_form(dec_exp) {
+                    lo = false;
+                    hi = false;
+                }
+                while !lo && !hi {
+                    let q = b / s;
+                    b = (b % s).wrapping_mul(10);
+                    m = m.wrapping_mul(10);
+                    if m > 0 {
+                        lo = b < m;
+                        hi = b.wrapping_add(m) > tens;
+                    } else {
+                        lo = true;
+                        hi = true;
+                    }
+                    digits.push(q as u8);
+                }
+                low = lo;
+                high = hi;
+                low_digit_difference = b.wrapping_shl(1).wrapping_sub(tens) as i64;
+            }};
+        }
         if b_bits < 32 && ten_s_bits < 32 {
-            // 32-bit arithmetic, wrapping exactly like Java `int`.
-            let mut b = (fract as i32)
-                .wrapping_mul(pow5_u64(b5) as i32)
-                .wrapping_shl(b2 as u32);
-            let s = (pow5_u64(s5) as i32).wrapping_shl(s2 as u32);
-            let mut m = (pow5_u64(m5) as i32).wrapping_shl(m2 as u32);
-            let tens = s.wrapping_mul(10);
-            let q = b / s;
-            b = (b % s).wrapping_mul(10);
-            m = m.wrapping_mul(10);
-            let mut lo = b < m;
-            let mut hi = b.wrapping_add(m) > tens;
-            if q == 0 && !hi {
-                dec_exp -= 1;
-            } else {
-                digits.push(q as u8);
-            }
-            if e_form(dec_exp) {
-                lo = false;
-                hi = false;
-            }
-            while !lo && !hi {
-                let q = b / s;
-                b = (b % s).wrapping_mul(10);
-                m = m.wrapping_mul(10);
-                if m > 0 {
-                    lo = b < m;
-                    hi = b.wrapping_add(m) > tens;
-                } else {
-                    lo = true;
-                    hi = true;
-                }
-                digits.push(q as u8);
-            }
-            low = lo;
-            high = hi;
-            low_digit_difference = b.wrapping_shl(1).wrapping_sub(tens) as i64;
+            digit_loop!(i32);
         } else {
-            // 64-bit arithmetic, wrapping exactly like Java `long`.
-            let mut b = (fract as i64)
-                .wrapping_mul(pow5_u64(b5) as i64)
-                .wrapping_shl(b2 as u32);
-            let s = (pow5_u64(s5) as i64).wrapping_shl(s2 as u32);
-            let mut m = (pow5_u64(m5) as i64).wrapping_shl(m2 as u32);
-            let tens = s.wrapping_mul(10);
-            let q = b / s;
-            b = (b % s).wrapping_mul(10);
-            m = m.wrapping_mul(10);
-            let mut lo = b < m;
-            let mut hi = b.wrapping_add(m) > tens;
-            if q == 0 && !hi {
-                dec_exp -= 1;
-            } else {
-                digits.push(q as u8);
-            }
-            if e_form(dec_exp) {
-                lo = false;
-                hi = false;
-            }
-            while !lo && !hi {
-                let q = b / s;
-                b = (b % s).wrapping_mul(10);
-                m = m.wrapping_mul(10);
-                if m > 0 {
-                    lo = b < m;
-                    hi = b.wrapping_add(m) > tens;
-                } else {
-                    lo = true;
-                    hi = true;
-                }
-                digits.push(q as u8);
-            }
-            low = lo;
-            high = hi;
-            low_digit_difference = b.wrapping_shl(1).wrapping_sub(tens);
+            digit_loop!(i64);
         }
     } else {
         // Exact big-integer arithmetic. M starts at 10·M because the first

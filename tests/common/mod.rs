@@ -111,3 +111,41 @@ pub fn compressed_synthetic(dir: &Path) -> PathBuf {
     );
     z
 }
+
+/// Write `ds` (sorted here by end time) with `cats` and a "Node" y-map of
+/// six lines (two per node), in leaves of `leaf` bytes and `nc` children
+/// per node: the files of the analysis property tests.
+pub fn write_on_six_lines(
+    mut ds: Vec<slog2::Drawable>,
+    cats: Vec<slog2::Category>,
+    leaf: i32,
+    nc: i16,
+) -> (tempfile::TempDir, PathBuf) {
+    ds.sort_by(|a, b| a.time_box().end.total_cmp(&b.time_box().end));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.slog2");
+    let mut w = slog2::Slog2Writer::create(
+        &path,
+        slog2::WriterOptions {
+            children_per_node: nc,
+            leaf_bytesize: leaf,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for c in cats {
+        w.add_category(c).unwrap();
+    }
+    w.add_ycoordmap(slog2::YCoordMap {
+        title: "Node".into(),
+        column_labels: vec!["node".into()],
+        rows: (0..6).map(|l| (l, vec![l / 2])).collect(),
+        methods: vec![],
+    })
+    .unwrap();
+    for d in ds {
+        w.add_drawable(d).unwrap();
+    }
+    w.finish().unwrap();
+    (dir, path)
+}
