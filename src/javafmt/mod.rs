@@ -54,39 +54,41 @@ use big::Big;
 /// `Double.toString(v)` exactly as JDK 17 prints it.
 pub fn java_double(v: f64) -> String {
     let bits = v.to_bits();
-    let negative = bits >> 63 != 0;
-    let raw_exp = ((bits >> 52) & 0x7ff) as i32;
-    let mut fract = bits & ((1u64 << 52) - 1);
-    if raw_exp == 0x7ff {
-        return special(fract != 0, negative);
-    }
-    let n_sig_bits;
-    let bin_exp;
-    if raw_exp == 0 {
-        if fract == 0 {
-            return zero(negative);
-        }
-        let lz = fract.leading_zeros() as i32;
-        let shift = lz - 11;
-        fract <<= shift;
-        bin_exp = 1 - shift;
-        n_sig_bits = 64 - lz;
-    } else {
-        fract |= 1u64 << 52;
-        bin_exp = raw_exp;
-        n_sig_bits = 53;
-    }
-    let d = dtoa(bin_exp - 1023, fract, n_sig_bits);
-    layout(negative, &d)
+    ieee_to_string(
+        bits >> 63 != 0,
+        (bits >> 52) & 0x7ff,
+        bits & ((1u64 << 52) - 1),
+        52,
+        0x7ff,
+        1023,
+    )
 }
 
 /// `Float.toString(v)` exactly as JDK 17 prints it.
 pub fn java_float(v: f32) -> String {
     let bits = v.to_bits();
-    let negative = bits >> 31 != 0;
-    let raw_exp = ((bits >> 23) & 0xff) as i32;
-    let mut fract = bits & ((1u32 << 23) - 1);
-    if raw_exp == 0xff {
+    ieee_to_string(
+        bits >> 31 != 0,
+        u64::from((bits >> 23) & 0xff),
+        u64::from(bits & ((1u32 << 23) - 1)),
+        23,
+        0xff,
+        127,
+    )
+}
+
+/// The JDK's decomposition of an IEEE value (a `frac_bits`-bit fraction,
+/// exponent field `raw_exp`, `max_exp` for NaN/infinity, `bias`) into the
+/// significand `dtoa` takes, aligned to a double's 52-bit fraction.
+fn ieee_to_string(
+    negative: bool,
+    raw_exp: u64,
+    mut fract: u64,
+    frac_bits: u32,
+    max_exp: u64,
+    bias: i32,
+) -> String {
+    if raw_exp == max_exp {
         return special(fract != 0, negative);
     }
     let n_sig_bits;
@@ -95,17 +97,18 @@ pub fn java_float(v: f32) -> String {
         if fract == 0 {
             return zero(negative);
         }
+        // Normalise the subnormal: its leading one to bit `frac_bits`.
         let lz = fract.leading_zeros() as i32;
-        let shift = lz - 8;
+        let shift = lz - (63 - frac_bits as i32);
         fract <<= shift;
         bin_exp = 1 - shift;
-        n_sig_bits = 32 - lz;
+        n_sig_bits = 64 - lz;
     } else {
-        fract |= 1u32 << 23;
-        bin_exp = raw_exp;
-        n_sig_bits = 24;
+        fract |= 1u64 << frac_bits;
+        bin_exp = raw_exp as i32;
+        n_sig_bits = frac_bits as i32 + 1;
     }
-    let d = dtoa(bin_exp - 127, (fract as u64) << 29, n_sig_bits);
+    let d = dtoa(bin_exp - bias, fract << (52 - frac_bits), n_sig_bits);
     layout(negative, &d)
 }
 
