@@ -177,8 +177,32 @@ pub struct PluginSource {
     fp: TraceFile,
     lib_name: String,
     records: u64,
+    /// The arrays a primitive's Get fills, kept from one primitive to the
+    /// next: three fresh zeroed vectors per primitive, allocated and freed,
+    /// were a quarter of an OTF2 conversion's instructions.
+    scratch: Scratch,
     // Keep the library loaded while the function pointers live.
     _lib: libloading::Library,
+}
+
+/// The caller arrays of `TRACE_Get_next_primitive` (see [`PluginSource`]).
+#[derive(Default)]
+struct Scratch {
+    t: Vec<f64>,
+    y: Vec<c_int>,
+    b: Vec<c_char>,
+}
+
+/// The first `n.max(1)` elements of `v` (grown if shorter), zeroed: what a
+/// fresh `vec![0; n.max(1)]` hands the plugin, without allocating anew.
+fn zeroed<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    let n = n.max(1);
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+    let s = &mut v[..n];
+    s.fill(T::default());
+    s
 }
 
 // SAFETY: a PluginSource owns its handle; the converter uses it from one
@@ -328,6 +352,7 @@ impl PluginSource {
             fp,
             lib_name,
             records: 0,
+            scratch: Scratch::default(),
             _lib: library,
         };
         if fp.is_null() {
@@ -390,9 +415,21 @@ impl PluginSource {
         let nt = self.count("TRACE_Peek_next_primitive", nt)?;
         let ny = self.count("TRACE_Peek_next_primitive", ny)?;
         let nb = self.count("TRACE_Peek_next_primitive", nb)?;
-        let mut t = vec![0f64; nt.max(1)];
-        let mut y = vec![0 as c_int; ny.max(1)];
-        let mut b = vec![0 as c_char; nb.max(1)];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let got = self.get_primitive(&mut scratch, nt, ny, nb);
+        self.scratch = scratch;
+        Ok(TracePrimitive {
+            stated: TimeBox::new(s, e),
+            primitive: got?,
+        })
+    }
+
+    /// `TRACE_Get_next_primitive` into the arrays of `sc`, sized from the
+    /// Peek's counts (each at least 1 long, zeroed, as fresh arrays would be).
+    fn get_primitive(&self, sc: &mut Scratch, nt: usize, ny: usize, nb: usize) -> Result<Primitive> {
+        let t = zeroed(&mut sc.t, nt);
+        let y = zeroed(&mut sc.y, ny);
+        let b = zeroed(&mut sc.b, nb);
         let (mut cat, mut ont, mut ony, mut onb) = (0, 0, 0, 0);
         let (mut tp, mut yp, mut bp) = (0, 0, 0);
         // SAFETY: the symbol has the TRACE-API signature (checked at load); every
@@ -432,12 +469,8 @@ impl PluginSource {
             })
             .collect::<crate::model::Vertices>();
         let info: crate::model::InfoBytes = b[..onb].iter().map(|&c| c as u8).collect();
-        Ok(TracePrimitive {
-            stated: TimeBox::new(s, e),
-            primitive: Primitive::new(cat, vertices, info),
-        })
+        Ok(Primitive::new(cat, vertices, info))
     }
-
     fn category(&mut self) -> Result<Category> {
         let (mut nlegend, mut nlabel, mut nmeth) = (0, 0, 0);
         // SAFETY: the symbol has the TRACE-API signature (checked at load); every
