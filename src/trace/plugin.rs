@@ -190,7 +190,7 @@ pub struct PluginSource {
 struct Scratch {
     t: Vec<f64>,
     y: Vec<c_int>,
-    b: Vec<c_char>,
+    b: Vec<u8>,
 }
 
 /// The first `n.max(1)` elements of `v` (grown if shorter), zeroed: what a
@@ -368,6 +368,11 @@ impl PluginSource {
         Ok(PluginOpen::Source(src))
     }
 
+    /// The library's path, as messages name it.
+    pub fn lib_name(&self) -> &str {
+        &self.lib_name
+    }
+
     fn err_text(&self, ierr: c_int) -> String {
         // SAFETY: the contract says static text; we copy it at once.
         let p = unsafe { (self.api.err_string)(ierr) };
@@ -426,7 +431,13 @@ impl PluginSource {
 
     /// `TRACE_Get_next_primitive` into the arrays of `sc`, sized from the
     /// Peek's counts (each at least 1 long, zeroed, as fresh arrays would be).
-    fn get_primitive(&self, sc: &mut Scratch, nt: usize, ny: usize, nb: usize) -> Result<Primitive> {
+    fn get_primitive(
+        &self,
+        sc: &mut Scratch,
+        nt: usize,
+        ny: usize,
+        nb: usize,
+    ) -> Result<Primitive> {
         let t = zeroed(&mut sc.t, nt);
         let y = zeroed(&mut sc.y, ny);
         let b = zeroed(&mut sc.b, nb);
@@ -447,7 +458,7 @@ impl PluginSource {
                 &mut yp,
                 ny as c_int,
                 &mut onb,
-                b.as_mut_ptr(),
+                b.as_mut_ptr().cast::<c_char>(),
                 &mut bp,
                 nb as c_int,
             )
@@ -462,15 +473,21 @@ impl PluginSource {
             )));
         }
         // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
-        let vertices = (0..ont)
-            .map(|i| {
-                let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
-                Vertex::new(t[i], y[yi])
-            })
-            .collect::<crate::model::Vertices>();
-        let info: crate::model::InfoBytes = b[..onb].iter().map(|&c| c as u8).collect();
+        let vertex = |i: usize| {
+            let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
+            Vertex::new(t[i], y[yi])
+        };
+        // States, arrows and events built in place (collecting from an
+        // iterator cost more than the rest of this function).
+        let vertices = match ont {
+            1 => Vertices::from_buf_and_len([vertex(0), vertex(0)], 1),
+            2 => Vertices::from_buf([vertex(0), vertex(1)]),
+            _ => (0..ont).map(vertex).collect(),
+        };
+        let info = InfoBytes::from_slice(&b[..onb]);
         Ok(Primitive::new(cat, vertices, info))
     }
+
     fn category(&mut self) -> Result<Category> {
         let (mut nlegend, mut nlabel, mut nmeth) = (0, 0, 0);
         // SAFETY: the symbol has the TRACE-API signature (checked at load); every
