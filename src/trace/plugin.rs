@@ -193,16 +193,17 @@ struct Scratch {
     b: Vec<u8>,
 }
 
-/// The first `n.max(1)` elements of `v` (grown if shorter), zeroed: what a
-/// fresh `vec![0; n.max(1)]` hands the plugin, without allocating anew.
-fn zeroed<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+/// The first `n.max(1)` elements of `v`, grown with zeros if shorter.
+/// Not zeroed again: only the elements the plugin says it wrote are read,
+/// so a plugin that claims more than it wrote shows an earlier primitive's
+/// values instead of zeros (wrong either way), and clearing a few bytes per
+/// call was a call to `memset` per array.
+fn room<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
     let n = n.max(1);
     if v.len() < n {
         v.resize(n, T::default());
     }
-    let s = &mut v[..n];
-    s.fill(T::default());
-    s
+    &mut v[..n]
 }
 
 // SAFETY: a PluginSource owns its handle; the converter uses it from one
@@ -386,28 +387,40 @@ impl PluginSource {
             .to_string()
     }
 
+    #[inline]
     fn call(&self, what: &str, ierr: c_int) -> Result<()> {
         if ierr != 0 {
-            return Err(Error::Source(format!(
-                "{} (record {}) failed in {}: code {}: {}",
-                what,
-                self.records + 1,
-                self.lib_name,
-                ierr,
-                self.err_text(ierr)
-            )));
+            return Err(self.failed(what, ierr));
         }
         Ok(())
     }
 
+    #[cold]
+    fn failed(&self, what: &str, ierr: c_int) -> Error {
+        Error::Source(format!(
+            "{} (record {}) failed in {}: code {}: {}",
+            what,
+            self.records + 1,
+            self.lib_name,
+            ierr,
+            self.err_text(ierr)
+        ))
+    }
+
+    #[inline]
     fn count(&self, what: &str, n: c_int) -> Result<usize> {
         if !(0..=MAX_COUNT).contains(&n) {
-            return Err(Error::Source(format!(
-                "{what} reported an invalid count {n} (record {})",
-                self.records + 1
-            )));
+            return Err(self.bad_count(what, n));
         }
         Ok(n as usize)
+    }
+
+    #[cold]
+    fn bad_count(&self, what: &str, n: c_int) -> Error {
+        Error::Source(format!(
+            "{what} reported an invalid count {n} (record {})",
+            self.records + 1
+        ))
     }
 
     fn primitive(&mut self) -> Result<TracePrimitive> {
@@ -430,7 +443,7 @@ impl PluginSource {
     }
 
     /// `TRACE_Get_next_primitive` into the arrays of `sc`, sized from the
-    /// Peek's counts (each at least 1 long, zeroed, as fresh arrays would be).
+    /// Peek's counts (each at least 1 long).
     fn get_primitive(
         &self,
         sc: &mut Scratch,
@@ -438,9 +451,9 @@ impl PluginSource {
         ny: usize,
         nb: usize,
     ) -> Result<Primitive> {
-        let t = zeroed(&mut sc.t, nt);
-        let y = zeroed(&mut sc.y, ny);
-        let b = zeroed(&mut sc.b, nb);
+        let t = room(&mut sc.t, nt);
+        let y = room(&mut sc.y, ny);
+        let b = room(&mut sc.b, nb);
         let (mut cat, mut ont, mut ony, mut onb) = (0, 0, 0, 0);
         let (mut tp, mut yp, mut bp) = (0, 0, 0);
         // SAFETY: the symbol has the TRACE-API signature (checked at load); every
@@ -473,16 +486,20 @@ impl PluginSource {
             )));
         }
         // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
-        let vertex = |i: usize| {
-            let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
-            Vertex::new(t[i], y[yi])
-        };
-        // States, arrows and events built in place (collecting from an
+        // States, arrows and events are built in place (collecting from an
         // iterator cost more than the rest of this function).
         let vertices = match ont {
-            1 => Vertices::from_buf_and_len([vertex(0), vertex(0)], 1),
-            2 => Vertices::from_buf([vertex(0), vertex(1)]),
-            _ => (0..ont).map(vertex).collect(),
+            1 => Vertices::from_buf_and_len([Vertex::new(t[0], y[0]); 2], 1),
+            2 => Vertices::from_buf([
+                Vertex::new(t[0], y[0]),
+                Vertex::new(t[1], y[if ony >= 2 { 1 } else { 0 }]),
+            ]),
+            _ => (0..ont)
+                .map(|i| {
+                    let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
+                    Vertex::new(t[i], y[yi])
+                })
+                .collect(),
         };
         let info = InfoBytes::from_slice(&b[..onb]);
         Ok(Primitive::new(cat, vertices, info))
