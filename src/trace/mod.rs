@@ -21,10 +21,10 @@
 use crate::error::{Error, Result};
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
+pub mod ahead;
 pub mod clog2;
 pub mod input;
 pub mod plugin;
-pub mod plugin_ahead;
 pub mod reader;
 pub mod slog2;
 pub mod text;
@@ -204,7 +204,8 @@ pub fn open_source_with(
                 return Ok(Box::new(src));
             }
             // The plugin on a thread of its own, ahead of the caller.
-            Ok(match plugin_ahead::ReadAhead::start(src) {
+            let name = src.lib_name().to_string();
+            Ok(match ahead::ReadAhead::start(src, name) {
                 Ok(ahead) => Box::new(ahead),
                 Err(src) => Box::new(src),
             })

@@ -1,4 +1,4 @@
-//! A plugin read ahead, on a thread of its own.
+//! A source read ahead, on a thread of its own (used for the OTF2 plugin).
 //!
 //! Converting an OTF2 archive, the converting thread used to do everything
 //! but the writer's node work: libotf2 decoding the events, the plugin's
@@ -12,7 +12,8 @@
 //!
 //! Nothing else changes: the same records in the same order, an error after
 //! exactly the records that came before it, and the same locations ("LIB
-//! record N") for the converter's messages. The plugin is called from one
+//! record N", as [`PluginSource`](super::plugin::PluginSource) names them)
+//! for the converter's messages. The plugin is called from one
 //! thread at a time, as before (the reading thread, from its first call
 //! after `TRACE_Open` to `TRACE_Close`); the TRACE-API asks no thread
 //! affinity of a reader. Memory: at most [`AHEAD`] batches in flight, and
@@ -26,7 +27,6 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use super::plugin::PluginSource;
 use super::{Record, TraceSource};
 use crate::error::{Error, Result};
 
@@ -48,13 +48,14 @@ struct Batch {
     cpu: f64,
 }
 
-/// A [`PluginSource`] read on a thread of its own (module docs).
+/// A source read on a thread of its own (module docs).
 pub struct ReadAhead {
     rx: Option<Receiver<Batch>>,
     /// Emptied vectors back to the reading thread.
     back: SyncSender<Vec<Record>>,
     thread: Option<JoinHandle<()>>,
-    lib_name: String,
+    /// What locations are named after: record `n` is "`name` record `n`".
+    name: String,
     /// Records handed over so far.
     given: u64,
     /// Records handed over before the last batch (or the last record).
@@ -69,17 +70,20 @@ pub struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Start reading `src` on a new thread; if no thread can be started,
-    /// `src` is handed back to be read on the calling thread.
-    pub fn start(src: PluginSource) -> std::result::Result<ReadAhead, PluginSource> {
-        let lib_name = src.lib_name().to_string();
+    /// Start reading `src` on a new thread; record `n` (from 1) is located
+    /// as "`name` record `n`". If no thread can be started, `src` is handed
+    /// back to be read on the calling thread.
+    pub fn start<S: TraceSource + Send + 'static>(
+        src: S,
+        name: impl Into<String>,
+    ) -> std::result::Result<ReadAhead, S> {
         let (tx, rx) = sync_channel::<Batch>(AHEAD);
         let (back, spare) = sync_channel::<Vec<Record>>(AHEAD + 2);
         // The source goes over once the thread runs, so that a failed spawn
         // leaves it here.
-        let (give, take) = sync_channel::<PluginSource>(1);
+        let (give, take) = sync_channel::<S>(1);
         let spawned = std::thread::Builder::new()
-            .name("trace-plugin".into())
+            .name("trace-ahead".into())
             .spawn(move || {
                 if let Ok(src) = take.recv() {
                     read(src, &tx, &spare);
@@ -98,7 +102,7 @@ impl ReadAhead {
             rx: Some(rx),
             back,
             thread: Some(thread),
-            lib_name,
+            name: name.into(),
             given: 0,
             base: 0,
             pending: None,
@@ -121,8 +125,8 @@ impl ReadAhead {
         };
         let batch = rx.recv().map_err(|_| {
             Error::Source(format!(
-                "{}: the thread reading the plugin stopped unexpectedly",
-                self.lib_name
+                "{}: the thread reading it stopped unexpectedly",
+                self.name
             ))
         })?;
         // The reading thread may have stopped: then the vector is dropped.
@@ -138,15 +142,15 @@ impl ReadAhead {
         Ok(batch.records)
     }
 
-    /// Location of record number `n` (1-based), as [`PluginSource`] names it.
+    /// Location of record number `n` (1-based).
     fn record_location(&self, n: u64) -> String {
-        format!("{} record {}", self.lib_name, n)
+        format!("{} record {}", self.name, n)
     }
 }
 
 /// The reading thread: batches of `src`'s records into `tx` until the end,
 /// an error, or the reader is dropped.
-fn read(mut src: PluginSource, tx: &SyncSender<Batch>, spare: &Receiver<Vec<Record>>) {
+fn read<S: TraceSource>(mut src: S, tx: &SyncSender<Batch>, spare: &Receiver<Vec<Record>>) {
     loop {
         let mut records = spare.try_recv().unwrap_or_default();
         records.reserve(BATCH);
@@ -217,7 +221,7 @@ impl TraceSource for ReadAhead {
     }
 
     fn stage_cpu(&self) -> Vec<(&'static str, f64)> {
-        vec![("plugin", self.cpu)]
+        vec![("read", self.cpu)]
     }
 }
 
@@ -230,5 +234,134 @@ impl Drop for ReadAhead {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Primitive, TimeBox};
+    use crate::trace::TracePrimitive;
+
+    /// `n` states, then the end, or an error in place of record `fail_at`
+    /// (0-based); it names its records as a plugin does.
+    struct Numbered {
+        n: usize,
+        fail_at: Option<usize>,
+        next: usize,
+    }
+
+    fn state(i: usize) -> Record {
+        let t = i as f64;
+        Record::Primitive(TracePrimitive {
+            stated: TimeBox::new(t, t + 0.5),
+            primitive: Primitive::state(0, (i % 7) as i32, t, t + 0.5),
+        })
+    }
+
+    impl TraceSource for Numbered {
+        fn next_record(&mut self) -> Result<Option<Record>> {
+            if self.fail_at == Some(self.next) {
+                return Err(Error::Source(format!(
+                    "damaged at record {}",
+                    self.next + 1
+                )));
+            }
+            if self.next == self.n {
+                return Ok(None);
+            }
+            self.next += 1;
+            Ok(Some(state(self.next - 1)))
+        }
+    }
+
+    fn numbered(n: usize, fail_at: Option<usize>) -> Numbered {
+        Numbered {
+            n,
+            fail_at,
+            next: 0,
+        }
+    }
+
+    /// Every record by `next_records`, with each one's location, then the
+    /// error that ended the reading, if any.
+    fn drain(src: &mut dyn TraceSource) -> (Vec<(Record, String)>, Option<String>) {
+        let (mut got, mut out) = (Vec::new(), Vec::new());
+        loop {
+            match src.next_records(&mut out) {
+                Ok(()) if out.is_empty() => return (got, None),
+                Ok(()) => {
+                    let located: Vec<String> = (0..out.len()).map(|i| src.location_of(i)).collect();
+                    got.extend(out.drain(..).zip(located));
+                }
+                Err(e) => return (got, Some(e.to_string())),
+            }
+        }
+    }
+
+    #[test]
+    fn same_records_in_order_with_their_locations() {
+        let n = 3 * BATCH + 17;
+        let mut ahead = ReadAhead::start(numbered(n, None), "lib.so").ok().unwrap();
+        let (got, err) = drain(&mut ahead);
+        assert_eq!(err, None);
+        assert_eq!(got.len(), n);
+        for (i, (r, loc)) in got.iter().enumerate() {
+            assert_eq!(r, &state(i));
+            assert_eq!(loc, &format!("lib.so record {}", i + 1));
+        }
+        assert_eq!(ahead.location(), format!("lib.so record {n}"));
+        assert_eq!(ahead.stage_cpu().len(), 1);
+    }
+
+    #[test]
+    fn an_error_comes_after_every_record_before_it() {
+        for fail_at in [0, 1, BATCH - 1, BATCH, 2 * BATCH + 5] {
+            let mut ahead = ReadAhead::start(numbered(5 * BATCH, Some(fail_at)), "x")
+                .ok()
+                .unwrap();
+            let (got, err) = drain(&mut ahead);
+            assert_eq!(got.len(), fail_at, "failing at {fail_at}");
+            assert!(got.iter().enumerate().all(|(i, (r, _))| r == &state(i)));
+            let want = format!("damaged at record {}", fail_at + 1);
+            assert!(err.as_deref().is_some_and(|e| e.contains(&want)), "{err:?}");
+            // and the end stays the end
+            let mut out = Vec::new();
+            assert!(ahead.next_records(&mut out).is_ok() && out.is_empty());
+        }
+    }
+
+    #[test]
+    fn one_by_one_and_in_bulk_mix() {
+        let n = 2 * BATCH + 3;
+        let mut ahead = ReadAhead::start(numbered(n, None), "m").ok().unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            seen.push(ahead.next_record().unwrap().unwrap());
+            assert_eq!(ahead.location(), format!("m record {}", seen.len()));
+            assert_eq!(ahead.location_of(0), format!("m record {}", seen.len()));
+        }
+        let mut out = Vec::new();
+        while {
+            ahead.next_records(&mut out).unwrap();
+            !out.is_empty()
+        } {
+            let first = seen.len();
+            assert_eq!(ahead.location_of(0), format!("m record {}", first + 1));
+            seen.append(&mut out);
+        }
+        assert!(ahead.next_record().unwrap().is_none());
+        assert_eq!(seen, (0..n).map(state).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn dropped_early_the_reading_thread_ends() {
+        let mut ahead = ReadAhead::start(numbered(100 * BATCH, None), "d")
+            .ok()
+            .unwrap();
+        let mut out = Vec::new();
+        ahead.next_records(&mut out).unwrap();
+        assert_eq!(out.len(), BATCH);
+        drop(ahead); // joins the thread, which is blocked on a full channel
     }
 }
