@@ -160,20 +160,22 @@ impl Directory {
     }
 
     fn entries_in_write_order(&self) -> Result<Vec<DirEntry>> {
-        let mut block = Vec::with_capacity(4 + self.len * DIR_ENTRY_SIZE);
-        block.extend_from_slice(&(self.len as i32).to_be_bytes());
-        self.each_slice(|b| {
-            block.extend_from_slice(b);
-            Ok(())
-        })?;
-        format::decode_treedir(&block, 0)
+        self.decoded(|f| self.each_slice(f))
     }
 
     /// Every entry in the file's order (for a last check of the tree).
     pub(super) fn entries(&self) -> Result<Vec<DirEntry>> {
+        self.decoded(|f| self.write_sorted(f))
+    }
+
+    /// The entries `walk` hands out, decoded.
+    fn decoded(
+        &self,
+        walk: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<Vec<DirEntry>> {
         let mut block = Vec::with_capacity(4 + self.len * DIR_ENTRY_SIZE);
         block.extend_from_slice(&(self.len as i32).to_be_bytes());
-        self.write_sorted(|b| {
+        walk(&mut |b| {
             block.extend_from_slice(b);
             Ok(())
         })?;

@@ -55,13 +55,18 @@ impl Rng {
     }
 }
 
-fn prim(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64) {
+/// A category and an info payload of up to `max_info` bytes.
+fn cat_and_info(r: &mut Rng, out: &mut Vec<u8>, max_info: u64) {
     out.extend_from_slice(&(r.below(40) as i32).to_be_bytes());
-    let ilen = r.count(5) as i16;
+    let ilen = r.count(max_info) as i16;
     out.extend_from_slice(&ilen.to_be_bytes());
     for _ in 0..ilen.max(0) {
         out.push(r.next() as u8);
     }
+}
+
+fn prim(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64) {
+    cat_and_info(r, out, 5);
     let nv = r.count(4) as i16;
     out.extend_from_slice(&nv.to_be_bytes());
     let line = r.below(64) as i32;
@@ -84,12 +89,7 @@ fn drawables(r: &mut Rng) -> Vec<u8> {
         for _ in 0..n {
             if r.below(5) == 0 {
                 out.push(1);
-                out.extend_from_slice(&(r.below(40) as i32).to_be_bytes());
-                let ilen = r.count(3) as i16;
-                out.extend_from_slice(&ilen.to_be_bytes());
-                for _ in 0..ilen.max(0) {
-                    out.push(r.next() as u8);
-                }
+                cat_and_info(r, &mut out, 3);
                 let m = r.count(3) as i16;
                 out.extend_from_slice(&m.to_be_bytes());
                 for _ in 0..m.max(0) {
