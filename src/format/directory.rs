@@ -22,6 +22,12 @@ pub struct DirEntry {
 
 pub fn encode_treedir(out: &mut Vec<u8>, entries: &[DirEntry]) {
     put_i32(out, entries.len() as i32);
+    encode_treedir_entries(out, entries);
+}
+
+/// The entries of a tree directory without its count: a directory may be
+/// encoded (and written) a slice of entries at a time.
+pub fn encode_treedir_entries(out: &mut Vec<u8>, entries: &[DirEntry]) {
     for e in entries {
         put_i16(out, e.id.depth);
         put_i32(out, e.id.xpos);

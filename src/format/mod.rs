@@ -50,7 +50,10 @@ pub use bytes::{
     check_len, put_f32, put_f64, put_i16, put_i32, put_i64, put_i8, put_str, Decoder, MAX_I16,
 };
 pub use category::{decode_categories, encode_categories, encode_category};
-pub use directory::{decode_treedir, encode_treedir, DirEntry, DIR_ENTRY_SIZE, NODE_HEADER_SIZE};
+pub use directory::{
+    decode_treedir, encode_treedir, encode_treedir_entries, DirEntry, DIR_ENTRY_SIZE,
+    NODE_HEADER_SIZE,
+};
 pub use header::{put_ptr, BlockPtr, Header, HEADER_SIZE, VERSION};
 pub use lineid::{decode_ycoordmaps, encode_ycoordmaps};
 pub use node::{

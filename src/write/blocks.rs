@@ -29,11 +29,12 @@
 
 use std::collections::VecDeque;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rustc_hash::FxHashMap;
 
+use super::directory::Directory;
 use super::NodeDrawables;
 use crate::error::{Error, Result};
 use crate::format::{self, BlockPtr, DirEntry, Packer, Stub};
@@ -52,8 +53,8 @@ pub(super) struct BlockJob {
 /// What the block stage leaves when every node is written.
 #[derive(Debug, Default)]
 pub(super) struct BlocksWritten {
-    /// One entry per node, in write order.
-    pub dir: Vec<DirEntry>,
+    /// One entry per node.
+    pub dir: Directory,
     /// End of the tree's blocks.
     pub offset: u64,
     /// The largest node block (as written).
@@ -158,7 +159,7 @@ impl BlockWriter {
     ) -> Self {
         BlockWriter {
             file,
-            path,
+            path: path.clone(),
             buf: Vec::with_capacity(Self::FLUSH + (1 << 17)),
             buf_offset: offset,
             packer: compress.map(Packer::new),
@@ -166,6 +167,7 @@ impl BlockWriter {
             pending: FxHashMap::default(),
             written: BlocksWritten {
                 offset,
+                dir: Directory::new(path.parent().unwrap_or(Path::new("."))),
                 ..Default::default()
             },
             waiting: (compress.is_some() && rayon::current_thread_index().is_none())
@@ -278,18 +280,18 @@ impl BlockWriter {
         let size = block.len();
         self.buf.extend_from_slice(&block);
         entry.ptr = BlockPtr::new(offset, size);
-        self.placed(entry, plain_size, size);
-        Ok(())
+        self.placed(entry, plain_size, size)
     }
 
     /// The bookkeeping of a node just placed at its offset.
-    fn placed(&mut self, entry: DirEntry, plain_size: usize, size: usize) {
+    fn placed(&mut self, entry: DirEntry, plain_size: usize, size: usize) -> Result<()> {
         let w = &mut self.written;
-        w.dir.push(entry);
+        w.dir.push(entry)?;
         w.offset += size as u64;
         w.plain_bytes += plain_size as u64;
         w.max_buffer_bytesize = w.max_buffer_bytesize.max(size as i32);
         self.pending.insert(entry.id, entry.ptr);
+        Ok(())
     }
 
     /// Sort, encode, place and (with the blocks before it) write one node.
@@ -327,7 +329,7 @@ impl BlockWriter {
             Some(p) => p.pack(&self.plain, stubs_at, offset, &mut self.buf)?,
         };
         job.entry.ptr = BlockPtr::new(offset, size);
-        self.placed(job.entry, plain_size, size);
+        self.placed(job.entry, plain_size, size)?;
         if let Some(back) = back {
             let _ = back.try_send(job.drawables);
         }

@@ -55,11 +55,13 @@
 //! | `drawables.rs` | an open node's drawables and their drawing-order sort |
 //! | `nodes.rs` | the node thread: offsets, directory, shadows (§9.4) |
 //! | `blocks.rs` | the block stage: encoding and writing node blocks |
+//! | `directory.rs` | the tree directory, spilled beside the target |
 //! | `shadow.rs` | shadow arithmetic (§8.2) and category summaries (§11) |
 //! | `finish.rs` | the blocks after the tree, the header, the rename |
 //! | `temp.rs` | temporary files beside the target |
 
 mod blocks;
+mod directory;
 mod drawables;
 mod finish;
 mod nodes;

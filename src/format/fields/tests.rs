@@ -1,0 +1,239 @@
+//! The record-at-a-time moves ([`Fields::prim`], [`Fields::shadow_tail`]
+//! of [`Split`] and [`Join`]) against the grammar's field-by-field
+//! definition, on random parts (random counts, negative counts, any
+//! bit pattern) and on every cut of them.
+use super::*;
+
+/// Forwards the field moves of `F` but not its record moves: the walk
+/// then runs the grammar's definitions, field by field.
+struct ByField<'f, F>(&'f mut F);
+
+impl<F: Fields> Fields for ByField<'_, F> {
+    fn u8(&mut self, s: S) -> Result<u8> {
+        self.0.u8(s)
+    }
+    fn i16(&mut self, s: S) -> Result<i16> {
+        self.0.i16(s)
+    }
+    fn i32(&mut self, s: S) -> Result<i32> {
+        self.0.i32(s)
+    }
+    fn i32_from(&mut self, s: S, base: i32) -> Result<i32> {
+        self.0.i32_from(s, base)
+    }
+    fn u64_from(&mut self, s: S, base: u64) -> Result<u64> {
+        self.0.u64_from(s, base)
+    }
+    fn bytes(&mut self, n: usize) -> Result<()> {
+        self.0.bytes(n)
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// A count from -1 to `max`.
+    fn count(&mut self, max: u64) -> i64 {
+        self.below(max + 2) as i64 - 1
+    }
+    /// A time near `t` (as stored: sorted, close) or any bit pattern.
+    fn time(&mut self, t: &mut u64) -> u64 {
+        if self.below(8) == 0 {
+            self.next()
+        } else {
+            *t = t.wrapping_add(self.below(1 << 20));
+            *t
+        }
+    }
+}
+
+/// A category and an info payload of up to `max_info` bytes.
+fn cat_and_info(r: &mut Rng, out: &mut Vec<u8>, max_info: u64) {
+    out.extend_from_slice(&(r.below(40) as i32).to_be_bytes());
+    let ilen = r.count(max_info) as i16;
+    out.extend_from_slice(&ilen.to_be_bytes());
+    for _ in 0..ilen.max(0) {
+        out.push(r.next() as u8);
+    }
+}
+
+fn prim(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64) {
+    cat_and_info(r, out, 5);
+    let nv = r.count(4) as i16;
+    out.extend_from_slice(&nv.to_be_bytes());
+    let line = r.below(64) as i32;
+    for _ in 0..nv.max(0) {
+        out.extend_from_slice(&r.time(t).to_be_bytes());
+        let l = if r.below(6) == 0 {
+            r.next() as i32
+        } else {
+            line
+        };
+        out.extend_from_slice(&l.to_be_bytes());
+    }
+}
+
+fn drawables(r: &mut Rng) -> Vec<u8> {
+    let (mut out, mut t) = (Vec::new(), r.next() >> 2);
+    for _ in 0..2 {
+        let n = r.below(30) as i32;
+        out.extend_from_slice(&n.to_be_bytes());
+        for _ in 0..n {
+            if r.below(5) == 0 {
+                out.push(1);
+                cat_and_info(r, &mut out, 3);
+                let m = r.count(3) as i16;
+                out.extend_from_slice(&m.to_be_bytes());
+                for _ in 0..m.max(0) {
+                    prim(r, &mut out, &mut t);
+                }
+            } else {
+                out.push(0);
+                prim(r, &mut out, &mut t);
+            }
+        }
+    }
+    out
+}
+
+fn stubs_part(r: &mut Rng) -> Vec<u8> {
+    let (mut out, mut t) = (Vec::new(), r.next() >> 2);
+    let ns = r.below(4) as i32;
+    out.extend_from_slice(&ns.to_be_bytes());
+    for _ in 0..ns {
+        for _ in 0..2 {
+            out.extend_from_slice(&r.time(&mut t).to_be_bytes());
+        }
+        out.extend_from_slice(&(r.below(9) as i16).to_be_bytes());
+        out.extend_from_slice(&(r.below(99) as i32).to_be_bytes());
+        out.extend_from_slice(&r.next().to_be_bytes());
+        out.extend_from_slice(&(r.below(9) as i32).to_be_bytes());
+        for _ in 0..2 {
+            let n = r.below(12) as i32;
+            out.extend_from_slice(&n.to_be_bytes());
+            for _ in 0..n {
+                prim(r, &mut out, &mut t);
+                for _ in 0..2 {
+                    out.extend_from_slice(&r.time(&mut t).to_be_bytes());
+                }
+                out.extend_from_slice(&r.below(1 << 40).to_be_bytes());
+                let nw = r.count(4) as i32;
+                out.extend_from_slice(&nw.to_be_bytes());
+                for _ in 0..nw.max(0) {
+                    for _ in 0..3 {
+                        out.extend_from_slice(&(r.next() as i32 >> 8).to_be_bytes());
+                    }
+                    out.extend_from_slice(&r.next().to_be_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn walk(f: &mut impl Fields, stubs: bool) -> Result<()> {
+    if stubs {
+        walk_stubs(f)
+    } else {
+        walk_drawables(f)
+    }
+}
+
+/// The streams of `plain` (None when it does not walk), by records or
+/// field by field.
+fn split(plain: &[u8], stubs: bool, by_field: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut s = Split::new(plain, Values::default());
+    let walked = if by_field {
+        walk(&mut ByField(&mut s), stubs)
+    } else {
+        walk(&mut s, stubs)
+    };
+    walked.ok()?;
+    let (mut out, mut raw) = (Vec::new(), Vec::new());
+    s.finish(&mut out, &mut raw).ok()?;
+    Some((out, raw))
+}
+
+/// The part joined from `streams` into `room` bytes (the error's text
+/// when it fails).
+fn join(
+    streams: &[u8],
+    raw: &[u8],
+    room: usize,
+    stubs: bool,
+    by_field: bool,
+) -> std::result::Result<Vec<u8>, String> {
+    let mut values = Vec::new();
+    let (bounds, info) =
+        Join::values(streams, raw, room, &mut values).map_err(|e| e.to_string())?;
+    let mut out = vec![0; room];
+    let mut j = Join::new(&values, &bounds, info, &mut out);
+    let walked = if by_field {
+        walk(&mut ByField(&mut j), stubs)
+    } else {
+        walk(&mut j, stubs)
+    };
+    walked.map_err(|e| e.to_string())?;
+    let n = j.finish().map_err(|e| e.to_string())?;
+    out.truncate(n);
+    Ok(out)
+}
+
+#[test]
+fn records_at_once_agree_with_the_grammar_field_by_field() {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    for case in 0..400 {
+        let stubs = case % 2 == 1;
+        let plain = if stubs {
+            stubs_part(&mut r)
+        } else {
+            drawables(&mut r)
+        };
+        let (streams, raw) = split(&plain, stubs, false).expect("a valid part walks");
+        assert_eq!(
+            Some((streams.clone(), raw.clone())),
+            split(&plain, stubs, true)
+        );
+        assert_eq!(
+            join(&streams, &raw, plain.len(), stubs, false).as_ref(),
+            Ok(&plain)
+        );
+        assert_eq!(
+            join(&streams, &raw, plain.len(), stubs, true).as_ref(),
+            Ok(&plain)
+        );
+        // Every cut of the plain part: both walks refuse it or agree.
+        for cut in 0..plain.len() {
+            assert_eq!(
+                split(&plain[..cut], stubs, false),
+                split(&plain[..cut], stubs, true),
+                "cut {cut}"
+            );
+        }
+        // Too little room: both joins refuse it.
+        for room in (0..plain.len()).step_by(7) {
+            assert!(join(&streams, &raw, room, stubs, false).is_err());
+            assert!(join(&streams, &raw, room, stubs, true).is_err());
+        }
+        // Damaged streams: both joins refuse them or write the same.
+        for _ in 0..20 {
+            let mut bad = streams.clone();
+            let at = r.below(bad.len() as u64) as usize;
+            bad[at] ^= 1 << r.below(8);
+            let a = join(&bad, &raw, plain.len(), stubs, false);
+            let b = join(&bad, &raw, plain.len(), stubs, true);
+            assert_eq!(a.is_ok(), b.is_ok(), "case {case}: {a:?} {b:?}");
+            if a.is_ok() {
+                assert_eq!(a, b);
+            }
+        }
+    }
+}
