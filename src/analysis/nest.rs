@@ -35,16 +35,22 @@
 //!    container within `G` (a stack sweep);
 //! 2. `G` states foreign to no leaf get their parent from `G` alone;
 //! 3. the leaves, in parallel runs (the fold's runs of nearby blocks): each
-//!    leaf's states (plus its foreign `G` states) in drawing order — the
-//!    stored order, sorted only when composites or a writer broke it — swept
-//!    with one stack per line for the last container inside the leaf, and
-//!    with a cursor per line into `G` whose container chain gives the last
-//!    container in `G` (if `j` is the last `G` entry before the state and
-//!    does not contain it, the last container is on `j`'s chain of
-//!    containers); the later of the two is the parent.
+//!    leaf's states in drawing order — the stored order, sorted only when
+//!    composites or a writer broke it — swept per line together with the
+//!    line's `G` entries, merged in drawing order, on one stack of open
+//!    containers: pop the entries that do not contain the next one; the
+//!    top is its parent; push it. The stack starts as the container chain
+//!    of the last `G` entry before the line's first state in the leaf (what
+//!    a sweep of `G` alone holds there: an entry popped by a later one that
+//!    does not contain it can contain no later state the later one does not
+//!    contain too), and a `G` entry is pushed when the sweep passes it —
+//!    emitted there if it is foreign to this leaf (the cursor starts at the
+//!    line's first foreign entry at the latest, and runs on past the last
+//!    state to the last one).
 //!
-//! Each state costs a few comparisons; `G` costs one sort of the inner
-//! nodes' states (a few percent of a file). A file whose leaves overlap, or
+//! Each state costs a few comparisons (one against the start of the next
+//! `G` entry of its line); `G` costs one sort of the inner nodes' states (a
+//! few percent of a file). A file whose leaves overlap, or
 //! with a drawable outside its leaf's box, is walked in the **general** mode:
 //! every state goes to `G` (one sort per line: exact, slower).
 //!
