@@ -394,13 +394,32 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
 
 #[inline(always)]
 fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<&St>) {
-    if scope.selects(s.start, s.end) {
+    emit_in(v, scope, false, s, line_pos, parent)
+}
+
+/// [`emit`]; `inside`: the state lies in a box the scope selects whole
+/// (a leaf inside the window, no partition), so it is selected and its
+/// duration is its box.
+#[inline(always)]
+fn emit_in<V: NestVisitor>(
+    v: &mut V,
+    scope: &Scope,
+    inside: bool,
+    s: &St,
+    line_pos: u32,
+    parent: Option<&St>,
+) {
+    if inside || scope.selects(s.start, s.end) {
         v.state(&StateRef {
             category: s.category,
             line: s.line,
             start: s.start,
             end: s.end,
-            duration: scope.duration(s.start, s.end),
+            duration: if inside {
+                s.end - s.start
+            } else {
+                scope.duration(s.start, s.end)
+            },
             parent: parent.map(|p| p.category),
             line_pos,
             cat_pos: s.cpos,
@@ -778,6 +797,9 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         let scope = ctx.scope;
         let stamp = self.stamp;
+        // Every state of a leaf lies in its box (else the walk is `broken`
+        // and its result dropped).
+        let inside = scope.part.is_none() && scope.t0 <= self.leaf.0 && self.leaf.1 <= scope.t1;
         for i in 0..n {
             let s = self.buf[i];
             let k = s.slot as usize;
@@ -801,7 +823,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             self.slots[k].top = i as u32;
             self.buf[i].below = top;
             let parent = (top != NONE).then(|| &self.buf[top as usize]);
-            emit(&mut self.v, &scope, &s, sl.lpos, parent);
+            emit_in(&mut self.v, &scope, inside, &s, sl.lpos, parent);
         }
         // Foreign entries after the leaf's last state on their line.
         for &(gl, k) in foreign {
