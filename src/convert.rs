@@ -58,6 +58,9 @@ pub struct ConvertSummary {
     pub ycoordmaps: usize,
     pub warnings: u64,
     pub seconds: f64,
+    /// CPU seconds of the source's own threads, by stage
+    /// ([`TraceSource::stage_cpu`]); empty when it reads on the calling thread.
+    pub source_cpu: Vec<(&'static str, f64)>,
 }
 
 /// Shortest conversion whose summary states a rate.
@@ -104,16 +107,27 @@ impl ConvertSummary {
         }
     }
 
-    /// CPU seconds by stage — the writer's threads (see
-    /// [`WriteSummary::stage_cpu`]; here the calling thread also reads and
-    /// checks the source) — and the wall seconds, as one line.
+    /// CPU seconds by stage — the source's own threads, if any, then the
+    /// writer's (see [`WriteSummary::stage_cpu`]; the calling thread, its
+    /// "tree" stage, also checks the drawables and, unless the source has
+    /// threads of its own, reads them) — and the wall seconds, as one line.
     pub fn timings(&self) -> String {
-        let stages = &self.write.stage_cpu;
+        let reads_apart = !self.source_cpu.is_empty();
+        let stages: Vec<(&str, f64)> = self
+            .source_cpu
+            .iter()
+            .chain(&self.write.stage_cpu)
+            .copied()
+            .collect();
         let total: f64 = stages.iter().map(|s| s.1).sum();
         let parts: Vec<String> = stages
             .iter()
             .map(|&(n, c)| {
-                let n = if n == "tree" { "read+tree" } else { n };
+                let n = match n {
+                    "tree" if reads_apart => "check+tree",
+                    "tree" => "read+tree",
+                    n => n,
+                };
                 format!("{n} {c:.3}")
             })
             .collect();
@@ -370,6 +384,7 @@ pub fn convert(
     let mut w = Slog2Writer::create(out, opts.writer)?;
     let mut summary = read_source(source, opts, progress, warn, &mut w)?;
     summary.write = w.finish()?;
+    summary.source_cpu = source.stage_cpu();
     progress(1.0);
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)

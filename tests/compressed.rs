@@ -4,7 +4,8 @@
 //!   path `slog2 convert` takes), and compressed -> plain -> compressed too;
 //! - every reader path gives the same answers on both files: windows,
 //!   window rows, previews (rows and shadows), the cursor, the whole-file
-//!   scan, `read_node` of every node, `check`;
+//!   scan, `read_node` of every node, `check`, and the analyses (the
+//!   statistics and both overviews walk unpacked nodes);
 //! - (a damaged or hostile compressed node is a format error that names the
 //!   node, never a panic or an allocation of what it declares; an inflated
 //!   size beyond the declared size stops at once: in `tests/hostile.rs`,
@@ -122,12 +123,59 @@ fn same_answers(a: &Slog2File, b: &Slog2File, windows: &[(f64, f64)]) {
         assert_eq!(ra.line0, rb.line0);
         assert_eq!(ra.info, rb.info);
     }
+    same_analyses(a, b);
     let (ka, kb) = (a.check(), b.check());
     assert!(kb.is_valid(), "{kb}");
     assert_eq!(
         (ka.nodes, ka.drawables, ka.shadows, ka.primitives),
         (kb.nodes, kb.drawables, kb.shadows, kb.primitives)
     );
+}
+
+/// Equal within float summation order: the parallel walks chunk nodes by
+/// their stored sizes, which differ between the two files.
+fn close(x: f64, y: f64) -> bool {
+    x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-300)
+}
+
+/// The statistics and the overviews (cube and partition, temporal and
+/// spatiotemporal) are the same on `a` (plain) and `b` (compressed).
+fn same_analyses(a: &Slog2File, b: &Slog2File) {
+    use slog2::analysis::{overview, CacheUse, OverviewSpec, PChoice, Scope, Stats};
+    let opts = Default::default();
+    let sa = Stats::compute(a, &Scope::whole(a), &opts).unwrap();
+    let sb = Stats::compute(b, &Scope::whole(b), &opts).unwrap();
+    assert_eq!(sa.comm, sb.comm);
+    assert_eq!(sa.lines, sb.lines);
+    assert_eq!(sa.by_line.len(), sb.by_line.len());
+    for (x, y) in sa.by_line.iter().zip(&sb.by_line) {
+        assert_eq!((x.line, x.category), (y.line, y.category));
+        assert_eq!((x.cell.count, x.cell.timed), (y.cell.count, y.cell.timed));
+        assert_eq!((x.cell.min, x.cell.max), (y.cell.min, y.cell.max));
+        assert!(close(x.cell.inclusive, y.cell.inclusive), "{x:?} {y:?}");
+        assert!(close(x.cell.exclusive, y.cell.exclusive), "{x:?} {y:?}");
+    }
+    for st in [None, Some(None)] {
+        let spec = OverviewSpec {
+            slices: 12,
+            spatiotemporal: st,
+            p: PChoice::Value(0.3),
+            cache: CacheUse::Off,
+            ..OverviewSpec::default()
+        };
+        let (oa, ob) = (overview(a, &spec).unwrap(), overview(b, &spec).unwrap());
+        let (ca, cb) = (oa.cube.data(), ob.cube.data());
+        assert_eq!(ca.len(), cb.len());
+        assert!(ca.iter().zip(cb).all(|(x, y)| close(*x, *y)));
+        let cut = |o: &slog2::analysis::Overview| {
+            o.partition
+                .parts
+                .iter()
+                .map(|p| (p.node, p.first, p.last))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(cut(&oa), cut(&ob));
+    }
 }
 
 fn windows(f: &Slog2File, n: usize, seed: u64) -> Vec<(f64, f64)> {

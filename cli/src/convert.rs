@@ -47,7 +47,8 @@ pub(crate) struct Args {
     #[arg(long = "check-order", value_enum, default_value_t = OrderArg::Stop)]
     check_order: OrderArg,
     /// Text parser threads: 0 = automatic (worker threads for text files of 4 MiB or more
-    /// on machines with 4 or more cores), 1 = parse on the reading thread, N = N workers.
+    /// on machines with 4 or more cores; an OTF2 archive's plugin on a thread of its own
+    /// from 2 cores), 1 = parse (or read the plugin) on the reading thread, N = N workers.
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// fsync the output before publishing it, for durability across power loss

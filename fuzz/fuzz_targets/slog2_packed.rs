@@ -1,7 +1,7 @@
 //! Compressed tree nodes (`SLOG 2.0.Z`) from arbitrary bytes: the bytes
 //! replace the tail of one node of a small valid compressed file — from its
 //! part headers (method, declared sizes) or from its payload on — and every
-//! reader path runs on the result; the same bytes are also unpacked as a
+//! reader path (the analyses too) runs on the result; the same bytes are also unpacked as a
 //! node block of their own. Any panic, abort, sanitizer report or
 //! allocation past the fuzzer's limit (a zip bomb: a declared size that is
 //! allocated or inflated beyond the node's bytes) is a bug; errors are fine.
@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use slog2::format::{PackedNode, PACKED_PREFIX};
 use slog2::{Slog2File, Slog2Writer, WriterOptions};
+
+mod common;
 
 /// A valid compressed file of a few nodes (made once).
 fn base() -> &'static Vec<u8> {
@@ -70,4 +72,5 @@ fuzz_target!(|data: &[u8]| {
     for e in f.directory() {
         let _ = f.read_node(e, slog2::format::NodeParts::All);
     }
+    common::analyses(&f);
 });

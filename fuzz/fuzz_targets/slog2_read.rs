@@ -1,12 +1,14 @@
 //! Every SLOG-2 reader path on arbitrary bytes: open, check, window,
 //! preview at several depths, the reference-style print, popup text, rows,
 //! the whole-file scan (its row count equals the window over everything on
-//! files that pass `check`).
+//! files that pass `check`), the statistics and the overviews.
 //! Any panic, abort or sanitizer report is a bug; errors are fine.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use slog2::Slog2File;
+
+mod common;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(f) = Slog2File::from_bytes(data.to_vec()) else {
@@ -46,4 +48,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = slog2::read::print::print(&f, &mut std::io::sink());
     let _ = f.tree_directory();
+    common::analyses(&f);
 });

@@ -200,5 +200,13 @@ def test_compressed_file_reads_the_same(tmp_path):
         sa = np.concatenate([r.start for r in a.scan()])
         sb = np.concatenate([r.start for r in b.scan()])
         assert len(sa) == 8 and np.array_equal(sa, sb)
+        # the analyses walk unpacked nodes too
+        pa, pb = a.profile(by_line=True), b.profile(by_line=True)
+        assert len(pa) > 0 and pa.equals(pb)
+        assert a.comm_matrix().equals(b.comm_matrix())
+        oa = a.overview(slices=4, p=0.5, cache=False)
+        ob = b.overview(slices=4, p=0.5, cache=False)
+        assert np.array_equal(oa.cube, ob.cube)
+        assert oa.parts[["first", "last"]].equals(ob.parts[["first", "last"]])
     with pytest.raises(slog2.Error, match="compression level"):
         slog2.Writer(tmp_path / "bad.slog2", compress=12)

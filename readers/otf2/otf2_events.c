@@ -61,7 +61,8 @@ static drawable *push(struct _trace_file *fp)
         fp->qcap = ncap;
         fp->qhead = 0;
     }
-    drawable *d = &fp->q[(fp->qhead + fp->qlen) % fp->qcap];
+    size_t at = fp->qhead + fp->qlen; /* < 2 * qcap: no division */
+    drawable *d = &fp->q[at < fp->qcap ? at : at - fp->qcap];
     fp->qlen++;
     memset(d, 0, offsetof(drawable, info));
     return d;
@@ -85,7 +86,7 @@ static int emit_state(struct _trace_file *fp, int cat, int line, double t0, doub
 
 static void count_event(struct _trace_file *fp, OTF2_LocationRef loc)
 {
-    int li = umap_get(&fp->loc_ix, loc);
+    int li = loc_index(fp, loc);
     if (li >= 0)
         fp->locs[li].read++;
 }
@@ -121,7 +122,7 @@ static OTF2_CallbackCode ev_unknown(OTF2_LocationRef loc, OTF2_TimeStamp t, void
  * seconds; checks the stream order. Returns -1 after storing an error. */
 static int begin_event(struct _trace_file *fp, OTF2_LocationRef loc, OTF2_TimeStamp t, double *sec)
 {
-    int li = umap_get(&fp->loc_ix, loc);
+    int li = loc_index(fp, loc);
     if (li < 0) {
         fail(fp, ERR_READ, "%s: event of undefined location %llu", fp->path, (unsigned long long)loc);
         return -1;
@@ -164,7 +165,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
                                   OTF2_RegionRef reg)
 {
     EV_BEGIN(loc, t);
-    int ri = umap_get(&fp->region_ix, reg);
+    int ri = region_index(fp, reg);
     if (ri < 0) {
         char d[256];
         describe_loc(fp, li, d, sizeof d);
@@ -173,7 +174,7 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
         return OTF2_CALLBACK_INTERRUPT;
     }
     location *l = &fp->locs[li];
-    if (grow((void **)&l->stack, &l->stack_cap, l->depth + 1, sizeof(frame)))
+    if (l->depth == l->stack_cap && grow((void **)&l->stack, &l->stack_cap, l->depth + 1, sizeof(frame)))
         EV_OOM(fp);
     l->stack[l->depth++] = (frame){ ri, now };
     return OTF2_CALLBACK_SUCCESS;
@@ -184,7 +185,7 @@ static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
 {
     EV_BEGIN(loc, t);
     location *l = &fp->locs[li];
-    int ri = umap_get(&fp->region_ix, reg);
+    int ri = region_index(fp, reg);
     size_t k = l->depth;
     while (k > 0 && l->stack[k - 1].region != ri)
         k--;

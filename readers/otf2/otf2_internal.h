@@ -190,6 +190,25 @@ struct _trace_file {
 };
 
 
+/* Dense index of a location or region reference. Writers (Score-P, the
+ * tests' generator) usually number them 0, 1, 2, ... in definition order,
+ * and a definition repeating a reference is dropped, so when entry `ref`
+ * holds reference `ref` that is the answer; else the hash map's. These run
+ * at every event. */
+static inline int loc_index(const struct _trace_file *fp, uint64_t ref)
+{
+    if (ref < fp->nlocs && fp->locs[ref].ref == ref)
+        return (int)ref;
+    return umap_get(&fp->loc_ix, ref);
+}
+
+static inline int region_index(const struct _trace_file *fp, uint64_t ref)
+{
+    if (ref < fp->nregions && fp->regions[ref].ref == ref)
+        return (int)ref;
+    return umap_get(&fp->region_ix, ref);
+}
+
 /* otf2_errors.c: errors */
 extern char err_text[2048]; /* the text of the last failure: TRACE_Get_err_string */
 extern char otf2_msg[1024]; /* libotf2's reports since the last stored error */

@@ -67,7 +67,8 @@ int message_half(matcher *mt, int is_recv, uint32_t comm, uint32_t src, uint32_t
         mt->free_msgs = m;
         if (!q->head) { /* drop the empty queue: memory follows messages in flight */
             *slot = q->next;
-            free(q);
+            q->next = mt->free_queues;
+            mt->free_queues = q;
             mt->mqueues--;
         }
         return 1;
@@ -75,9 +76,13 @@ int message_half(matcher *mt, int is_recv, uint32_t comm, uint32_t src, uint32_t
     if (!q) {
         if ((mt->mqueues + 1) * 2 > mt->mcap && mq_rehash(mt))
             return -1;
-        q = calloc(1, sizeof *q);
-        if (!q)
+        q = mt->free_queues;
+        if (q) {
+            mt->free_queues = q->next;
+            memset(q, 0, sizeof *q);
+        } else if (!(q = calloc(1, sizeof *q))) {
             return -1;
+        }
         q->comm = comm;
         q->src = src;
         q->dst = dst;
@@ -123,6 +128,11 @@ void matcher_free(matcher *mt)
         }
     }
     free(mt->mbuckets);
+    for (msgq *q = mt->free_queues; q;) {
+        msgq *qn = q->next;
+        free(q);
+        q = qn;
+    }
     for (msg *m = mt->free_msgs; m;) {
         msg *mn = m->next;
         free(m);

@@ -10,8 +10,10 @@
  * first-in first-out. Each key has a FIFO of unmatched halves -- all sends,
  * or all receives when skewed clocks put a receive before its send -- and a
  * half either takes the oldest opposite half of its key (a match: the caller
- * draws the arrow) or joins the FIFO. Empty FIFOs are dropped at once, so
- * memory follows the messages in flight, not the number of keys ever seen.
+ * draws the arrow) or joins the FIFO. Empty FIFOs leave the table at once
+ * (kept on a free list for the next key, as matched halves are), so memory
+ * follows the most messages ever in flight at once, not the number of keys
+ * ever seen.
  */
 #ifndef SLOG2_OTF2_MSGQ_H
 #define SLOG2_OTF2_MSGQ_H
@@ -39,11 +41,13 @@ typedef struct msgq {
     msg *head, *tail;
 } msgq;
 
-/* The FIFOs by key (chained hash table) and a free list of halves. */
+/* The FIFOs by key (chained hash table) and free lists of halves and of
+ * queues (most keys hold one message at a time: a queue per message). */
 typedef struct {
     msgq **mbuckets;
     size_t mcap, mqueues;
     msg *free_msgs;
+    msgq *free_queues;   /* emptied queues, for the next key */
     uint64_t in_flight;  /* halves waiting for a partner */
 } matcher;
 

@@ -238,11 +238,22 @@ static int expect(struct _trace_file *fp, TRACE_Rec_Kind_t want, const char *fn)
     return 0;
 }
 
+/* The current record is a queued drawable: the common case of every call
+ * below, answered without going through current_kind() and fill(). */
+static int at_drawable(const struct _trace_file *fp)
+{
+    return fp->qlen && fp->cat_next >= fp->ncats && fp->ymap_done;
+}
+
 TRACE_EXPORT int TRACE_Peek_next_kind(const TRACE_file fp, TRACE_Rec_Kind_t *next_kind)
 {
     CHECK_FP(fp, "TRACE_Peek_next_kind");
     if (!next_kind)
         return fail(NULL, ERR_ARG, "TRACE_Peek_next_kind: NULL argument");
+    if (at_drawable(fp)) {
+        *next_kind = TRACE_PRIMITIVE_DRAWABLE;
+        return 0;
+    }
     return current_kind(fp, next_kind);
 }
 
@@ -442,7 +453,7 @@ TRACE_EXPORT int TRACE_Peek_next_primitive(const TRACE_file fp, double *starttim
     CHECK_FP(fp, "TRACE_Peek_next_primitive");
     if (!starttime || !endtime || !n_tcoords || !n_ycoords || !n_bytes)
         return fail(NULL, ERR_ARG, "TRACE_Peek_next_primitive: NULL argument");
-    int rc = expect(fp, TRACE_PRIMITIVE_DRAWABLE, "TRACE_Peek_next_primitive");
+    int rc = at_drawable(fp) ? 0 : expect(fp, TRACE_PRIMITIVE_DRAWABLE, "TRACE_Peek_next_primitive");
     if (rc)
         return rc;
     const drawable *d = &fp->q[fp->qhead];
@@ -463,7 +474,7 @@ TRACE_EXPORT int TRACE_Get_next_primitive(const TRACE_file fp, int *category_ind
     CHECK_FP(fp, "TRACE_Get_next_primitive");
     if (!category_index || !n_tcoords || !n_ycoords || !n_bytes)
         return fail(NULL, ERR_ARG, "TRACE_Get_next_primitive: NULL argument");
-    int rc = expect(fp, TRACE_PRIMITIVE_DRAWABLE, "TRACE_Get_next_primitive");
+    int rc = at_drawable(fp) ? 0 : expect(fp, TRACE_PRIMITIVE_DRAWABLE, "TRACE_Get_next_primitive");
     if (rc)
         return rc;
     const drawable *d = &fp->q[fp->qhead];
@@ -473,10 +484,17 @@ TRACE_EXPORT int TRACE_Get_next_primitive(const TRACE_file fp, int *category_ind
         return ERR_SMALL;
     }
     *category_index = d->cat;
-    memcpy(tcoord_base + *tcoord_pos, d->t, (size_t)d->nv * sizeof(double));
+    /* one or two vertices: copied by hand, not by two calls to memcpy */
+    double *t = tcoord_base + *tcoord_pos;
+    int *y = ycoord_base + *ycoord_pos;
+    t[0] = d->t[0];
+    y[0] = d->y[0];
+    if (d->nv > 1) {
+        t[1] = d->t[1];
+        y[1] = d->y[1];
+    }
     *tcoord_pos += d->nv;
     *n_tcoords = d->nv;
-    memcpy(ycoord_base + *ycoord_pos, d->y, (size_t)d->nv * sizeof(int));
     *ycoord_pos += d->nv;
     *n_ycoords = d->nv;
     if (d->nbytes) {
@@ -484,7 +502,8 @@ TRACE_EXPORT int TRACE_Get_next_primitive(const TRACE_file fp, int *category_ind
         *byte_pos += d->nbytes;
     }
     *n_bytes = d->nbytes;
-    fp->qhead = (fp->qhead + 1) % fp->qcap;
+    if (++fp->qhead == fp->qcap)
+        fp->qhead = 0;
     fp->qlen--;
     return 0;
 }

@@ -6,29 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-int umap_get(const umap *m, uint64_t k)
-{
-    if (!m->cap)
-        return -1;
-    size_t i = mix64(k) & (m->cap - 1);
-    while (m->vals[i]) {
-        if (m->keys[i] == k)
-            return m->vals[i] - 1;
-        i = (i + 1) & (m->cap - 1);
-    }
-    return -1;
-}
-
 static int umap_grow(umap *m)
 {
     size_t ncap = m->cap ? m->cap * 2 : 64;

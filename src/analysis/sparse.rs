@@ -18,7 +18,7 @@ use crate::model::{TimeBox, Topology};
 use crate::read::Slog2File;
 
 use super::lookup::Lookup;
-use super::walk::{CompositeRef, PrimitiveRef, RecordAt, Visitor};
+use super::walk::{drawable_bytes, CompositeRef, PrimitiveRef, RecordAt, Visitor};
 
 /// Walk every record of `nodes` (directory positions) into `v`.
 pub(crate) fn walk_sparse<V: Visitor>(file: &Slog2File, nodes: &[u32], v: &mut V) -> Result<()> {
@@ -28,8 +28,7 @@ pub(crate) fn walk_sparse<V: Visitor>(file: &Slog2File, nodes: &[u32], v: &mut V
             .filter(|c| !c.is_preview())
             .map(|c| (c.index, c.topology)),
     );
-    let dir = file.directory();
-    let bytes = file.as_bytes();
+    let mut unpacked = Vec::new();
     let mut sink = Sink {
         v,
         topo: &topo,
@@ -41,9 +40,7 @@ pub(crate) fn walk_sparse<V: Visitor>(file: &Slog2File, nodes: &[u32], v: &mut V
         comp: (0, Vec::new(), TimeBox::EMPTY, (0, 0), 0, 0),
     };
     for &pos in nodes {
-        let r = dir[pos as usize].ptr.range("tree node", file.file_len())?;
-        let block = &bytes[r.clone()];
-        let base = r.start as u64;
+        let (block, base) = drawable_bytes(file, pos, &mut unpacked)?;
         let mut walk = RecordWalk::new(block, base)?;
         sink.at.node = pos;
         loop {

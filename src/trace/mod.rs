@@ -21,6 +21,7 @@
 use crate::error::{Error, Result};
 use crate::model::{Category, Composite, Primitive, TimeBox, YCoordMap};
 
+pub mod ahead;
 pub mod clog2;
 pub mod input;
 pub mod plugin;
@@ -151,6 +152,14 @@ pub trait TraceSource {
         ))
     }
 
+    /// CPU seconds of the threads the source reads on besides the caller's,
+    /// by stage, for `slog2 convert --timings` (a plugin read ahead: its
+    /// reading thread). Empty by default: the source reads on the caller's
+    /// thread.
+    fn stage_cpu(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
     /// Lines to show after a successful conversion (e.g. the CLOG2 source's
     /// "Number of Unmatched Events"), once the source is exhausted. Empty by default.
     fn report(&self) -> Vec<String> {
@@ -187,11 +196,20 @@ pub fn open_source_with(
     let inp = input::open(path)?;
     let name = inp.name();
     match inp.format() {
-        input::Format::Otf2 => Ok(Box::new(plugin::open_with_shipped_plugin(
-            plugin::OTF2_PLUGIN,
-            "an OTF2 archive",
-            path,
-        )?)),
+        input::Format::Otf2 => {
+            let src =
+                plugin::open_with_shipped_plugin(plugin::OTF2_PLUGIN, "an OTF2 archive", path)?;
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            if parse_threads == 1 || cores < 2 {
+                return Ok(Box::new(src));
+            }
+            // The plugin on a thread of its own, ahead of the caller.
+            let name = src.lib_name().to_string();
+            Ok(match ahead::ReadAhead::start(src, name) {
+                Ok(ahead) => Box::new(ahead),
+                Err(src) => Box::new(src),
+            })
+        }
         input::Format::Slog2 if inp.in_place() => Ok(Box::new(slog2::Slog2Source::open(path)?)),
         input::Format::Slog2 => {
             let file = crate::read::Slog2File::read_from(inp.into_reader(), path)?;

@@ -177,8 +177,33 @@ pub struct PluginSource {
     fp: TraceFile,
     lib_name: String,
     records: u64,
+    /// The arrays a primitive's Get fills, kept from one primitive to the
+    /// next: three fresh zeroed vectors per primitive, allocated and freed,
+    /// were a quarter of an OTF2 conversion's instructions.
+    scratch: Scratch,
     // Keep the library loaded while the function pointers live.
     _lib: libloading::Library,
+}
+
+/// The caller arrays of `TRACE_Get_next_primitive` (see [`PluginSource`]).
+#[derive(Default)]
+struct Scratch {
+    t: Vec<f64>,
+    y: Vec<c_int>,
+    b: Vec<u8>,
+}
+
+/// The first `n.max(1)` elements of `v`, grown with zeros if shorter.
+/// Not zeroed again: only the elements the plugin says it wrote are read,
+/// so a plugin that claims more than it wrote shows an earlier primitive's
+/// values instead of zeros (wrong either way), and clearing a few bytes per
+/// call was a call to `memset` per array.
+fn room<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    let n = n.max(1);
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+    &mut v[..n]
 }
 
 // SAFETY: a PluginSource owns its handle; the converter uses it from one
@@ -328,6 +353,7 @@ impl PluginSource {
             fp,
             lib_name,
             records: 0,
+            scratch: Scratch::default(),
             _lib: library,
         };
         if fp.is_null() {
@@ -343,6 +369,11 @@ impl PluginSource {
         Ok(PluginOpen::Source(src))
     }
 
+    /// The library's path, as messages name it.
+    pub fn lib_name(&self) -> &str {
+        &self.lib_name
+    }
+
     fn err_text(&self, ierr: c_int) -> String {
         // SAFETY: the contract says static text; we copy it at once.
         let p = unsafe { (self.api.err_string)(ierr) };
@@ -356,28 +387,40 @@ impl PluginSource {
             .to_string()
     }
 
+    #[inline]
     fn call(&self, what: &str, ierr: c_int) -> Result<()> {
         if ierr != 0 {
-            return Err(Error::Source(format!(
-                "{} (record {}) failed in {}: code {}: {}",
-                what,
-                self.records + 1,
-                self.lib_name,
-                ierr,
-                self.err_text(ierr)
-            )));
+            return Err(self.failed(what, ierr));
         }
         Ok(())
     }
 
+    #[cold]
+    fn failed(&self, what: &str, ierr: c_int) -> Error {
+        Error::Source(format!(
+            "{} (record {}) failed in {}: code {}: {}",
+            what,
+            self.records + 1,
+            self.lib_name,
+            ierr,
+            self.err_text(ierr)
+        ))
+    }
+
+    #[inline]
     fn count(&self, what: &str, n: c_int) -> Result<usize> {
         if !(0..=MAX_COUNT).contains(&n) {
-            return Err(Error::Source(format!(
-                "{what} reported an invalid count {n} (record {})",
-                self.records + 1
-            )));
+            return Err(self.bad_count(what, n));
         }
         Ok(n as usize)
+    }
+
+    #[cold]
+    fn bad_count(&self, what: &str, n: c_int) -> Error {
+        Error::Source(format!(
+            "{what} reported an invalid count {n} (record {})",
+            self.records + 1
+        ))
     }
 
     fn primitive(&mut self) -> Result<TracePrimitive> {
@@ -390,9 +433,27 @@ impl PluginSource {
         let nt = self.count("TRACE_Peek_next_primitive", nt)?;
         let ny = self.count("TRACE_Peek_next_primitive", ny)?;
         let nb = self.count("TRACE_Peek_next_primitive", nb)?;
-        let mut t = vec![0f64; nt.max(1)];
-        let mut y = vec![0 as c_int; ny.max(1)];
-        let mut b = vec![0 as c_char; nb.max(1)];
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let got = self.get_primitive(&mut scratch, nt, ny, nb);
+        self.scratch = scratch;
+        Ok(TracePrimitive {
+            stated: TimeBox::new(s, e),
+            primitive: got?,
+        })
+    }
+
+    /// `TRACE_Get_next_primitive` into the arrays of `sc`, sized from the
+    /// Peek's counts (each at least 1 long).
+    fn get_primitive(
+        &self,
+        sc: &mut Scratch,
+        nt: usize,
+        ny: usize,
+        nb: usize,
+    ) -> Result<Primitive> {
+        let t = room(&mut sc.t, nt);
+        let y = room(&mut sc.y, ny);
+        let b = room(&mut sc.b, nb);
         let (mut cat, mut ont, mut ony, mut onb) = (0, 0, 0, 0);
         let (mut tp, mut yp, mut bp) = (0, 0, 0);
         // SAFETY: the symbol has the TRACE-API signature (checked at load); every
@@ -410,7 +471,7 @@ impl PluginSource {
                 &mut yp,
                 ny as c_int,
                 &mut onb,
-                b.as_mut_ptr(),
+                b.as_mut_ptr().cast::<c_char>(),
                 &mut bp,
                 nb as c_int,
             )
@@ -425,17 +486,23 @@ impl PluginSource {
             )));
         }
         // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
-        let vertices = (0..ont)
-            .map(|i| {
-                let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
-                Vertex::new(t[i], y[yi])
-            })
-            .collect::<crate::model::Vertices>();
-        let info: crate::model::InfoBytes = b[..onb].iter().map(|&c| c as u8).collect();
-        Ok(TracePrimitive {
-            stated: TimeBox::new(s, e),
-            primitive: Primitive::new(cat, vertices, info),
-        })
+        // States, arrows and events are built in place (collecting from an
+        // iterator cost more than the rest of this function).
+        let vertices = match ont {
+            1 => Vertices::from_buf_and_len([Vertex::new(t[0], y[0]); 2], 1),
+            2 => Vertices::from_buf([
+                Vertex::new(t[0], y[0]),
+                Vertex::new(t[1], y[if ony >= 2 { 1 } else { 0 }]),
+            ]),
+            _ => (0..ont)
+                .map(|i| {
+                    let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
+                    Vertex::new(t[i], y[yi])
+                })
+                .collect(),
+        };
+        let info = InfoBytes::from_slice(&b[..onb]);
+        Ok(Primitive::new(cat, vertices, info))
     }
 
     fn category(&mut self) -> Result<Category> {

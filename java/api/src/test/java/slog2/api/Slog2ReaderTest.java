@@ -363,6 +363,12 @@ class Slog2ReaderTest {
         checkMaps(z);
         checkQueries(z);
         checkPopups(z);
+        // The analyses walk unpacked nodes: the statistics and an overview as the CLI gives them.
+        StatsTest.check(z.toString());
+        try (Slog2Reader r = Slog2Reader.open(z.toString());
+                Overview ov = r.overview(new Overview.Spec().slices(10).p(0.3).cache(false))) {
+            OverviewTest.same(OverviewTest.cli(z, "--slices", "10", "--p", "0.3", "--cube"), ov);
+        }
     }
 
     @Test
