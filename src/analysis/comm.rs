@@ -226,15 +226,20 @@ impl Comm {
     }
 
     #[inline(always)]
-    fn dense_index(&self, p: &PrimitiveRef<'_>) -> Option<usize> {
+    fn dense_index(&self, p: &PrimitiveRef<'_>, lines: Option<(usize, usize)>) -> Option<usize> {
         let (l, c) = self.keys.as_ref()?;
-        let (a, b, k) = (l.get(p.line0)?, l.get(p.line1)?, c.get(p.category)?);
-        Some((a * l.len() + b) * c.len() + k)
+        let (a, b) = match lines {
+            Some(ab) => ab,
+            None => (l.get(p.line0)?, l.get(p.line1)?),
+        };
+        Some((a * l.len() + b) * c.len() + c.get(p.category)?)
     }
 
+    /// Count an arrow; `lines`: the positions of its lines among the
+    /// matrix's lines, when the caller has them (`None`: looked up here).
     #[inline(always)]
-    pub fn add(&mut self, p: &PrimitiveRef<'_>, size: Option<i64>) {
-        if let Some(i) = self.dense_index(p) {
+    pub fn add(&mut self, p: &PrimitiveRef<'_>, lines: Option<(usize, usize)>, size: Option<i64>) {
+        if let Some(i) = self.dense_index(p, lines) {
             let c = &mut self.dense[i];
             c.count += 1;
             if let Some(s) = size {

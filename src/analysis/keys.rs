@@ -98,6 +98,9 @@ pub(crate) fn file_keys(file: &Slog2File) -> (Arc<Keys>, Arc<Keys>) {
 pub(crate) struct Table<T> {
     pub lines: Arc<Keys>,
     pub cats: Arc<Keys>,
+    /// `cats.len()` when the cells are dense, 0 otherwise (one load on the
+    /// per-drawable path instead of two and a test).
+    ncats: usize,
     dense: Vec<T>,
     extra: FxHashMap<(i32, i32), T>,
 }
@@ -111,6 +114,7 @@ impl<T: Default + Clone> Table<T> {
             Vec::new()
         };
         Table {
+            ncats: if dense.is_empty() { 0 } else { cats.len() },
             lines,
             cats,
             dense,
@@ -121,20 +125,20 @@ impl<T: Default + Clone> Table<T> {
     /// The dense cell index of a (line position, category) pair.
     #[inline(always)]
     pub fn index(&self, line_pos: Option<usize>, cat: i32) -> Option<usize> {
-        if self.dense.is_empty() {
+        if self.ncats == 0 {
             return None;
         }
-        Some(line_pos? * self.cats.len() + self.cats.get(cat)?)
+        Some(line_pos? * self.ncats + self.cats.get(cat)?)
     }
 
     /// The dense cell index from a line position and a category position
     /// (`u32::MAX`: undeclared).
     #[inline(always)]
     pub fn index_of(&self, line_pos: Option<usize>, cat_pos: u32) -> Option<usize> {
-        if self.dense.is_empty() || cat_pos == u32::MAX {
+        if self.ncats == 0 || cat_pos == u32::MAX {
             return None;
         }
-        Some(line_pos? * self.cats.len() + cat_pos as usize)
+        Some(line_pos? * self.ncats + cat_pos as usize)
     }
 
     #[inline(always)]

@@ -35,16 +35,22 @@
 //!    container within `G` (a stack sweep);
 //! 2. `G` states foreign to no leaf get their parent from `G` alone;
 //! 3. the leaves, in parallel runs (the fold's runs of nearby blocks): each
-//!    leaf's states (plus its foreign `G` states) in drawing order — the
-//!    stored order, sorted only when composites or a writer broke it — swept
-//!    with one stack per line for the last container inside the leaf, and
-//!    with a cursor per line into `G` whose container chain gives the last
-//!    container in `G` (if `j` is the last `G` entry before the state and
-//!    does not contain it, the last container is on `j`'s chain of
-//!    containers); the later of the two is the parent.
+//!    leaf's states in drawing order — the stored order, sorted only when
+//!    composites or a writer broke it — swept per line together with the
+//!    line's `G` entries, merged in drawing order, on one stack of open
+//!    containers: pop the entries that do not contain the next one; the
+//!    top is its parent; push it. The stack starts as the container chain
+//!    of the last `G` entry before the line's first state in the leaf (what
+//!    a sweep of `G` alone holds there: an entry popped by a later one that
+//!    does not contain it can contain no later state the later one does not
+//!    contain too), and a `G` entry is pushed when the sweep passes it —
+//!    emitted there if it is foreign to this leaf (the cursor starts at the
+//!    line's first foreign entry at the latest, and runs on past the last
+//!    state to the last one).
 //!
-//! Each state costs a few comparisons; `G` costs one sort of the inner
-//! nodes' states (a few percent of a file). A file whose leaves overlap, or
+//! Each state costs a few comparisons (one against the start of the next
+//! `G` entry of its line); `G` costs one sort of the inner nodes' states (a
+//! few percent of a file). A file whose leaves overlap, or
 //! with a drawable outside its leaf's box, is walked in the **general** mode:
 //! every state goes to `G` (one sort per line: exact, slower).
 //!
@@ -122,8 +128,10 @@ struct St {
     member: i32,
     /// Position of `category` among the file's categories (`NONE`: none).
     cpos: u32,
-    /// Leaf sweep: the state below on its line's stack.
+    /// Leaf sweep: the entry below on its line's stack.
     below: u32,
+    /// Leaf sweep: the line's slot (`NONE` in `G`).
+    slot: u32,
 }
 
 /// `a` strictly before `b` in drawing order (module docs).
@@ -354,6 +362,7 @@ fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
         member: p.at.member,
         cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
         below: NONE,
+        slot: NONE,
     })
 }
 
@@ -385,13 +394,32 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
 
 #[inline(always)]
 fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<&St>) {
-    if scope.selects(s.start, s.end) {
+    emit_in(v, scope, false, s, line_pos, parent)
+}
+
+/// [`emit`]; `inside`: the state lies in a box the scope selects whole
+/// (a leaf inside the window, no partition), so it is selected and its
+/// duration is its box.
+#[inline(always)]
+fn emit_in<V: NestVisitor>(
+    v: &mut V,
+    scope: &Scope,
+    inside: bool,
+    s: &St,
+    line_pos: u32,
+    parent: Option<&St>,
+) {
+    if inside || scope.selects(s.start, s.end) {
         v.state(&StateRef {
             category: s.category,
             line: s.line,
             start: s.start,
             end: s.end,
-            duration: scope.duration(s.start, s.end),
+            duration: if inside {
+                s.end - s.start
+            } else {
+                scope.duration(s.start, s.end)
+            },
             parent: parent.map(|p| p.category),
             line_pos,
             cat_pos: s.cpos,
@@ -531,32 +559,37 @@ struct LeafCtx<'a> {
 struct Slot {
     /// Line array in `G` (`NONE`: none; `UNSET`: not looked up yet).
     gl: u32,
-    /// Position of the line among the file's declared lines.
+    /// Position of the line among the file's declared lines (`NONE`:
+    /// undeclared).
     lpos: u32,
     /// Leaf sweep the fields below belong to.
     stamp: u32,
+    /// Top of the line's stack of open containers (an index into the
+    /// sweep's arena).
     top: u32,
-    /// Entries of the `G` line before the current state (`UNSET`: not
-    /// searched yet in this leaf).
+    /// Next entry of the `G` line to merge into the sweep.
     gn: u32,
+    /// Its start (`+inf`: none): a state starting before it merges
+    /// nothing, at the cost of one comparison.
+    gnext: f64,
 }
 
 const UNSET: u32 = u32::MAX - 1;
+/// `Slot::top` before the slot's stack is built ([`LeafWalk::start`]).
+const PENDING: u32 = u32::MAX - 2;
 
-impl Default for Slot {
-    fn default() -> Slot {
+impl Slot {
+    fn new(lpos: u32) -> Slot {
         Slot {
             gl: UNSET,
-            lpos: NONE,
+            lpos,
             stamp: 0,
             top: NONE,
-            gn: UNSET,
+            gn: 0,
+            gnext: f64::INFINITY,
         }
     }
 }
-
-/// Line IDs below this have their slot in a vector, the others in a map.
-const DENSE_LINES: i32 = 1 << 16;
 
 struct LeafWalk<'a, V> {
     ctx: &'a LeafCtx<'a>,
@@ -564,12 +597,21 @@ struct LeafWalk<'a, V> {
     node: u32,
     /// The current leaf's box.
     leaf: (f64, f64),
+    /// The leaf's states (in the order read), then, during the sweep, the
+    /// `G` entries merged into it: the arena of the per-line stacks.
     buf: Vec<St>,
     sorted: bool,
     broken: bool,
     stamp: u32,
-    dense: Vec<Slot>,
-    sparse: FxHashMap<i32, Slot>,
+    /// One per declared line (by position), then the undeclared lines met.
+    slots: Vec<Slot>,
+    /// Slots of undeclared lines.
+    extra: FxHashMap<i32, u32>,
+    /// Scratch: a `G` container chain.
+    chain: Vec<u32>,
+    /// The current leaf's foreign entries (by line array, then drawing
+    /// order).
+    foreign: &'a [(u32, u32)],
     /// Leaves whose foreign `G` states this walk emitted.
     flushed_foreign: Vec<u32>,
 }
@@ -585,8 +627,10 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             sorted: true,
             broken: false,
             stamp: 0,
-            dense: Vec::new(),
-            sparse: FxHashMap::default(),
+            slots: (0..ctx.keys.0.len() as u32).map(Slot::new).collect(),
+            extra: FxHashMap::default(),
+            chain: Vec::new(),
+            foreign: &[],
             flushed_foreign: Vec::new(),
         }
     }
@@ -601,102 +645,200 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
     }
 
-    /// Sweep the buffered leaf (module docs, step 3).
+    /// The slot of a line: its position among the declared lines, else one
+    /// made for it.
+    #[inline(always)]
+    fn slot_of(&mut self, line: i32) -> u32 {
+        if let Some(p) = self.ctx.keys.0.get(line) {
+            return p as u32;
+        }
+        let n = self.slots.len() as u32;
+        let slots = &mut self.slots;
+        *self.extra.entry(line).or_insert_with(|| {
+            slots.push(Slot::new(NONE));
+            n
+        })
+    }
+
+    /// Bring a slot into the current sweep: its stack not built yet, no
+    /// foreign entry noted.
+    #[inline(always)]
+    fn reset(&mut self, slot: u32, line: i32) {
+        let g = self.ctx.g;
+        let sl = &mut self.slots[slot as usize];
+        sl.stamp = self.stamp;
+        sl.top = PENDING;
+        sl.gn = NONE;
+        sl.gnext = f64::INFINITY;
+        if sl.gl == UNSET {
+            sl.gl = g.of_line.get(&line).copied().unwrap_or(NONE);
+        }
+    }
+
+    /// Build a slot's stack before its first entry of the sweep: the `G`
+    /// cursor at the first entry not before `s` (or at the line's first
+    /// foreign entry, if earlier, noted in `gn`), and as the stack the
+    /// chain of containers of the entry before it — what a sweep of `G`
+    /// alone holds there.
+    #[inline(never)]
+    fn start(&mut self, slot: u32, s: Option<&St>) {
+        let g = self.ctx.g;
+        let sl = self.slots[slot as usize];
+        if sl.gl == NONE {
+            self.slots[slot as usize].top = NONE;
+            return;
+        }
+        let gl = &g.lines[sl.gl as usize];
+        let n = match s {
+            Some(s) => (gl.states.partition_point(|x| before(x, s)) as u32).min(sl.gn),
+            None => sl.gn,
+        };
+        self.chain.clear();
+        let mut j = if n == 0 { NONE } else { n - 1 };
+        while j != NONE {
+            self.chain.push(j);
+            j = gl.gpar[j as usize];
+        }
+        let mut top = NONE;
+        for &j in self.chain.iter().rev() {
+            let mut q = gl.states[j as usize];
+            q.below = top;
+            top = self.buf.len() as u32;
+            self.buf.push(q);
+        }
+        let sl = &mut self.slots[slot as usize];
+        sl.gn = n;
+        sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
+        sl.top = top;
+    }
+
+    /// Merge into the sweep of `slot` the `G` entries before `s` (all up
+    /// to entry `upto` inclusive when `s` is `None`): each goes on the
+    /// line's stack, and one foreign to this leaf is emitted with its
+    /// parent.
+    #[inline(always)]
+    fn merge_g(&mut self, slot: u32, s: Option<&St>, upto: u32) {
+        let ctx = self.ctx;
+        let sl = self.slots[slot as usize];
+        if sl.gl == NONE {
+            return;
+        }
+        let gl = &ctx.g.lines[sl.gl as usize];
+        let mut n = sl.gn;
+        let mut top = sl.top;
+        while (n as usize) < gl.states.len() {
+            let q = &gl.states[n as usize];
+            let go = match s {
+                Some(s) => before(q, s),
+                None => n <= upto,
+            };
+            if !go {
+                break;
+            }
+            while top != NONE && !contains(&self.buf[top as usize], q) {
+                top = self.buf[top as usize].below;
+            }
+            if self.is_foreign(sl.gl, n) {
+                let parent = (top != NONE).then(|| &self.buf[top as usize]);
+                emit(&mut self.v, &ctx.scope, q, sl.lpos, parent);
+            }
+            let mut e = *q;
+            e.below = top;
+            top = self.buf.len() as u32;
+            self.buf.push(e);
+            n += 1;
+        }
+        let sl = &mut self.slots[slot as usize];
+        sl.gn = n;
+        sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
+        sl.top = top;
+    }
+
+    /// Whether `G` entry `k` of line array `gl` is foreign to this leaf.
+    #[inline(always)]
+    fn is_foreign(&self, gl: u32, k: u32) -> bool {
+        !self.foreign.is_empty() && self.foreign.binary_search(&(gl, k)).is_ok()
+    }
+
+    /// Sweep the buffered leaf (module docs, step 3): per line, the leaf's
+    /// states and the line's `G` entries merged in drawing order, one stack
+    /// of open containers; a state's parent is the top of its line's stack
+    /// once the entries that do not contain it are popped.
     fn flush(&mut self) {
         if self.node == NONE {
             return;
         }
         let ctx = self.ctx;
         let node = self.node;
-        self.node = NONE;
-        if let Some(f) = ctx.foreign.get(&node) {
-            for &(gl, k) in f {
-                self.buf.push(ctx.g.lines[gl as usize].states[k as usize]);
-            }
-            self.sorted = false;
-            self.flushed_foreign.push(node);
-        }
-        if self.buf.is_empty() {
-            self.sorted = true;
-            return;
-        }
+        let n = self.buf.len();
         if !self.sorted {
             self.buf.sort_unstable_by(cmp_key);
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
-            self.dense.iter_mut().for_each(|s| s.stamp = 0);
-            self.sparse.values_mut().for_each(|s| s.stamp = 0);
+            self.slots.iter_mut().for_each(|s| s.stamp = 0);
             self.stamp = 1;
         }
-        let (g, scope, stamp) = (ctx.g, ctx.scope, self.stamp);
-        let mut buf = std::mem::take(&mut self.buf);
-        for i in 0..buf.len() {
-            let s = buf[i];
-            let slot = match usize::try_from(s.line) {
-                Ok(l) if s.line < DENSE_LINES => {
-                    if l >= self.dense.len() {
-                        self.dense.resize(l + 1, Slot::default());
-                    }
-                    &mut self.dense[l]
+        let foreign: &'a [(u32, u32)] = ctx.foreign.get(&node).map_or(&[], |f| &f[..]);
+        self.foreign = foreign;
+        // Lines with foreign entries note the first one: their cursor
+        // starts there at the latest.
+        if !foreign.is_empty() {
+            self.flushed_foreign.push(node);
+            for &(gl, k) in foreign {
+                let line = ctx.g.lines[gl as usize].states[k as usize].line;
+                let slot = self.slot_of(line);
+                if self.slots[slot as usize].stamp != self.stamp {
+                    self.reset(slot, line);
                 }
-                _ => self.sparse.entry(s.line).or_default(),
-            };
-            if slot.gl == UNSET {
-                slot.gl = g.of_line.get(&s.line).copied().unwrap_or(NONE);
-                slot.lpos = line_pos(ctx.keys, s.line);
+                let sl = &mut self.slots[slot as usize];
+                sl.gn = sl.gn.min(k);
             }
-            if slot.stamp != stamp {
-                slot.stamp = stamp;
-                slot.top = NONE;
-                slot.gn = UNSET;
-            }
-            // Last container in the leaf.
-            let mut top = slot.top;
-            while top != NONE && !contains(&buf[top as usize], &s) {
-                top = buf[top as usize].below;
-            }
-            let local = (top != NONE).then_some(top as usize);
-            // Last container in G, if later than the local one: only G
-            // entries starting at or after the local one can be.
-            let mut gpar: Option<&St> = None;
-            if slot.gl != NONE {
-                let gl = &g.lines[slot.gl as usize];
-                let st = &gl.states;
-                let mut n = if slot.gn == UNSET {
-                    st.partition_point(|x| before(x, &s))
-                } else {
-                    slot.gn as usize
-                };
-                while n < st.len() && before(&st[n], &s) {
-                    n += 1;
-                }
-                slot.gn = n as u32;
-                let floor = local.map_or(f64::NEG_INFINITY, |p| buf[p].start);
-                let mut j = n as u32;
-                j = if j == 0 { NONE } else { j - 1 };
-                while j != NONE {
-                    let q = &st[j as usize];
-                    if q.start < floor {
-                        break;
-                    }
-                    if contains(q, &s) {
-                        if local.is_none_or(|p| before(&buf[p], q)) {
-                            gpar = Some(q);
-                        }
-                        break;
-                    }
-                    j = gl.gpar[j as usize];
-                }
-            }
-            let lpos = slot.lpos;
-            slot.top = i as u32;
-            let parent = gpar.or(local.map(|p| &buf[p]));
-            emit(&mut self.v, &scope, &s, lpos, parent);
-            buf[i].below = top;
         }
-        buf.clear();
-        self.buf = buf;
+        let scope = ctx.scope;
+        let stamp = self.stamp;
+        // Every state of a leaf lies in its box (else the walk is `broken`
+        // and its result dropped).
+        let inside = scope.part.is_none() && scope.t0 <= self.leaf.0 && self.leaf.1 <= scope.t1;
+        for i in 0..n {
+            let s = self.buf[i];
+            let k = s.slot as usize;
+            let mut sl = self.slots[k];
+            if sl.stamp != stamp || sl.top == PENDING {
+                if sl.stamp != stamp {
+                    self.reset(s.slot, s.line);
+                }
+                self.start(s.slot, Some(&s));
+                sl = self.slots[k];
+            }
+            // Only a `G` entry starting no later than `s` can be before it.
+            if sl.gnext <= s.start {
+                self.merge_g(s.slot, Some(&s), 0);
+                sl = self.slots[k];
+            }
+            let mut top = sl.top;
+            while top != NONE && !contains(&self.buf[top as usize], &s) {
+                top = self.buf[top as usize].below;
+            }
+            self.slots[k].top = i as u32;
+            self.buf[i].below = top;
+            let parent = (top != NONE).then(|| &self.buf[top as usize]);
+            emit_in(&mut self.v, &scope, inside, &s, sl.lpos, parent);
+        }
+        // Foreign entries after the leaf's last state on their line.
+        for &(gl, k) in foreign {
+            let line = ctx.g.lines[gl as usize].states[k as usize].line;
+            let slot = self.slot_of(line);
+            if self.slots[slot as usize].top == PENDING {
+                self.start(slot, None);
+            }
+            if self.slots[slot as usize].gn <= k {
+                self.merge_g(slot, None, k);
+            }
+        }
+        self.foreign = &[];
+        self.node = NONE;
+        self.buf.clear();
         self.sorted = true;
     }
 }
@@ -711,12 +853,13 @@ impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
             }
             return;
         }
-        let Some(s) = st_of(p, &self.ctx.keys.1) else {
+        let Some(mut s) = st_of(p, &self.ctx.keys.1) else {
             return;
         };
         if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
             self.broken = true;
         }
+        s.slot = self.slot_of(s.line);
         if self.sorted {
             if let Some(last) = self.buf.last() {
                 if !before(last, &s) {

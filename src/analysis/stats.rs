@@ -293,7 +293,8 @@ impl NestVisitor for Acc<'_> {
         if p.topology == Topology::Arrow {
             let lp1 = self.profile.table.lines.get(p.line1);
             self.see(lp1, p.line1);
-            self.comm.add(p, self.ctx.sizes.size(p));
+            // The matrix's lines are the table's.
+            self.comm.add(p, lp.zip(lp1), self.ctx.sizes.size(p));
         }
     }
 

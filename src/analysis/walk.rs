@@ -10,10 +10,12 @@
 //! reused buffer, because its members are decoded before its box is known).
 //!
 //! Nodes are walked in increasing block offset, grouped into chunks of at
-//! most [`CHUNK_BYTES`] of nearby blocks; on entering a chunk the kernel is
-//! asked to map its pages at once and to read the next one ahead, and the
-//! mappings of the chunk left behind are dropped (the scan's advice,
-//! `read::scan`), so a walk's RSS holds about one chunk per thread.
+//! most [`CHUNK_BYTES`] of nearby blocks; on entering a chunk the mappings
+//! of the chunk left behind are dropped, so a walk's RSS holds about one
+//! chunk per thread, and the kernel is asked to read the next chunk ahead
+//! when it is not in the page cache. The chunk's own pages fault in as
+//! read (each fault maps the cached pages around it): for a warm file that
+//! costs the kernel a fifth of mapping each chunk at once (`advise_walk`).
 //!
 //! A compressed file's node (`SLOG 2.0.Z`) is unpacked, header and
 //! drawables only, into one buffer the walk reuses ([`drawable_bytes`]); the
@@ -385,7 +387,7 @@ pub(crate) fn walk_nodes<V: Visitor>(
                     }
                     end = qr.end;
                 }
-                crate::read::scan::advise_chunk(map, chunk, (r.start, end));
+                advise_walk(map, chunk, end);
                 chunk = (r.start, end - r.start);
             }
         }
@@ -400,4 +402,44 @@ pub(crate) fn walk_nodes<V: Visitor>(
         }
     }
     Ok(())
+}
+
+/// Drop the mappings of the chunk left behind, and read ahead past the new
+/// chunk when that part of the file is not in the page cache.
+///
+/// Measured on a 10⁷-drawable file, warm (BENCHMARKS.md, "Statistics"):
+/// mapping each chunk at once (`MADV_POPULATE_READ`, the scan's advice)
+/// costs the kernel 3–5 CPU-ns a drawable, the faults of a plain walk —
+/// each one maps the 16 cached pages around it — under 1 ns; `WILLNEED` on
+/// cached pages costs ~1.5 ns, so it is asked only when the last page
+/// ahead is not resident (a cold file: then the read-ahead is what
+/// matters).
+fn advise_walk(map: &memmap2::Mmap, (old_at, old_len): (usize, usize), end: usize) {
+    use memmap2::{Advice, UncheckedAdvice};
+    if old_len > 0 {
+        // SAFETY: as in `read::scan::advise_chunk`: a read-only shared
+        // mapping of a file not modified while mapped; DONTNEED only drops
+        // page-table entries, the next access faults the same bytes back in.
+        let _ = unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, old_at, old_len) };
+    }
+    let ahead = CHUNK_BYTES.min(map.len().saturating_sub(end));
+    if ahead > 0 && !resident(map, end + ahead - 1) {
+        let _ = map.advise_range(Advice::WillNeed, end, ahead);
+    }
+}
+
+/// Whether the page holding byte `at` of the map is in the page cache.
+fn resident(map: &memmap2::Mmap, at: usize) -> bool {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: sysconf has no preconditions.
+    let page = *PAGE.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        p if p > 0 => p as usize,
+        _ => 4096,
+    });
+    let addr = (map.as_ptr() as usize + at) & !(page - 1);
+    let mut v = 0u8;
+    // SAFETY: `addr` is the page-aligned start of a page of the mapping
+    // (`at < map.len()`), one page long, and `v` holds its one entry.
+    let r = unsafe { libc::mincore(addr as *mut libc::c_void, page, &mut v) };
+    r == 0 && v & 1 == 1
 }
