@@ -58,7 +58,7 @@ pub(crate) struct Args {
     /// third of the size, that this tool and library read and the reference tools refuse;
     /// `slog2 convert FILE -o PLAIN` turns it back into SLOG-2 2.0.6 for Jumpshot-4.
     #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "6", value_parser = clap::value_parser!(u32).range(1..=9))]
+          default_missing_value = "6", value_parser = clap::value_parser!(u32).range(1..=12))]
     compress: Option<u32>,
     /// No progress bar and no summary.
     #[arg(short, long)]

@@ -56,7 +56,9 @@ pub use lineid::{decode_ycoordmaps, encode_ycoordmaps};
 pub use node::{
     decode_node, encode_node, scan_node, Node, NodeLayout, NodeParts, RecordWalk, NODE_OVERHEAD,
 };
-pub use packed::{Method, PackedNode, Packer, Part, PACKED_PREFIX, VERSION_COMPRESSED};
+pub use packed::{
+    Method, PackedNode, Packer, Part, MAX_LEVEL, MIN_LEVEL, PACKED_PREFIX, VERSION_COMPRESSED,
+};
 pub use record::{
     check_drawable, decode_drawable, decode_primitive, encode_drawable, encode_primitive,
     record_key, visit_drawable, DrawableOf, KeyOf, PrimRef, RecordKey, RecordSink,

@@ -257,9 +257,11 @@ impl Slog2Writer {
             .try_clone()
             .map_err(|e| Error::io(tmp.path(), e))?;
         if let Some(l) = opts.compress {
-            if !(1..=9).contains(&l) {
+            if !(format::MIN_LEVEL..=format::MAX_LEVEL).contains(&l) {
                 return Err(Error::InvalidArgument(format!(
-                    "compression level must be 1 to 9, got {l}"
+                    "compression level must be {} to {}, got {l}",
+                    format::MIN_LEVEL,
+                    format::MAX_LEVEL
                 )));
             }
         }
