@@ -201,4 +201,4 @@ def test_compressed_file_reads_the_same(tmp_path):
         sb = np.concatenate([r.start for r in b.scan()])
         assert len(sa) == 8 and np.array_equal(sa, sb)
     with pytest.raises(slog2.Error, match="compression level"):
-        slog2.Writer(tmp_path / "bad.slog2", compress=12)
+        slog2.Writer(tmp_path / "bad.slog2", compress=13)

@@ -45,6 +45,7 @@ pub mod node;
 pub mod packed;
 pub mod record;
 pub mod shadow;
+mod zlib;
 
 pub use bytes::{
     check_len, put_f32, put_f64, put_i16, put_i32, put_i64, put_i8, put_str, Decoder, MAX_I16,

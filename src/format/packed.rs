@@ -42,12 +42,11 @@
 //! most its declared size, itself bounded by its bytes on disk: no zip bomb.
 //! zlib's checksum catches damage inside the payload.
 
-use libdeflater::{CompressionLvl, Compressor, DecompressionError, Decompressor};
-
 use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
 use super::fields::{self, Join, Split, Values};
 use super::header::BlockPtr;
 pub use super::header::VERSION_COMPRESSED;
+use super::zlib::{self, Deflater, InflateError};
 use super::Decoder;
 use crate::error::{Error, Result};
 
@@ -268,42 +267,19 @@ fn detail_of(e: &Error) -> String {
     }
 }
 
-/// Inflate the zlib stream `z` into `out`: exactly `plain` bytes (sized up
-/// front: `plain` is bounded by the stored bytes, checked on parse), in one
-/// call of libdeflate's whole-buffer inflater. Output that would pass
-/// `plain` stops it at once; a stream that ends short of `plain` is an
-/// error too. Bytes after the stream's checksum are not looked at (every
-/// byte it yields has passed the checksum).
+/// Inflate the zlib stream `z` into `out`: exactly `plain` bytes
+/// (`format::zlib`, private: libdeflate, stopping at once past `plain`).
 fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
-    let bad = |d: String| Error::malformed("compressed tree node", 0, d);
-    let start = out.len();
-    out.resize(start + plain, 0);
-    let r = INFLATER.with(|d| d.borrow_mut().zlib_decompress(z, &mut out[start..]));
-    match r {
-        Ok(n) if n == plain => Ok(()),
-        Ok(n) => {
-            out.truncate(start + n);
-            Err(bad(format!(
-                "zlib stream ends early: inflates to {n} bytes where {plain} are declared"
-            )))
-        }
-        Err(e) => {
-            out.truncate(start);
-            Err(bad(match e {
-                DecompressionError::InsufficientSpace => {
-                    format!("inflates beyond its declared {plain} bytes")
-                }
-                DecompressionError::BadData => "zlib: damaged stream (bad code or checksum)".into(),
-            }))
-        }
-    }
-}
-
-thread_local! {
-    /// One inflater per thread (libdeflate's holds its decode tables,
-    /// ~10 KB: allocated once, not per stream).
-    static INFLATER: std::cell::RefCell<Decompressor> =
-        std::cell::RefCell::new(Decompressor::new());
+    zlib::inflate(z, plain, out).map_err(|e| {
+        let detail = match e {
+            InflateError::Beyond => format!("inflates beyond its declared {plain} bytes"),
+            InflateError::Short(n) => {
+                format!("zlib stream ends early: inflates to {n} bytes where {plain} are declared")
+            }
+            e => e.to_string(),
+        };
+        Error::malformed("compressed tree node", 0, detail)
+    })
 }
 
 thread_local! {
@@ -377,7 +353,7 @@ fn split(mut s: Split<'_>, part: Part) -> Result<Split<'_>> {
 /// Reusable state for packing nodes (the compressor and scratch buffers).
 pub struct Packer {
     level: u32,
-    z: Compressor,
+    z: Deflater,
     streams: Vec<u8>,
     raw: Vec<u8>,
     values: Values,
@@ -396,10 +372,9 @@ impl Packer {
     /// [`MAX_LEVEL`] smallest; clamped to that range).
     pub fn new(level: u32) -> Packer {
         let level = level.clamp(MIN_LEVEL, MAX_LEVEL);
-        let lvl = CompressionLvl::new(level as i32).unwrap_or_default();
         Packer {
             level,
-            z: Compressor::new(lvl),
+            z: Deflater::new(level),
             streams: Vec::new(),
             raw: Vec::new(),
             values: Values::default(),
@@ -408,24 +383,6 @@ impl Packer {
 
     pub fn level(&self) -> u32 {
         self.level
-    }
-
-    /// Append the zlib stream of `data` to `out` (one whole-buffer call
-    /// into room for the worst case); `false` (and `out` as it was) if the
-    /// compressor fails, which it cannot with that room but for a bug.
-    fn deflate(&mut self, data: &[u8], out: &mut Vec<u8>) -> bool {
-        let start = out.len();
-        out.resize(start + self.z.zlib_compress_bound(data.len()), 0);
-        match self.z.zlib_compress(data, &mut out[start..]) {
-            Ok(n) => {
-                out.truncate(start + n);
-                true
-            }
-            Err(_) => {
-                out.truncate(start);
-                false
-            }
-        }
     }
 
     /// Append one part, packed, to `out`; returns its header. The part is
@@ -453,7 +410,7 @@ impl Packer {
                     out.extend_from_slice(&(streams.len() as i32).to_be_bytes());
                     out.extend_from_slice(&[0; 4]);
                     let z = out.len();
-                    if self.deflate(&streams, out) {
+                    if self.z.deflate(&streams, out) {
                         let zlen = (out.len() - z) as i32;
                         out[z - 4..z].copy_from_slice(&zlen.to_be_bytes());
                         out.extend_from_slice(&self.raw);
@@ -466,7 +423,7 @@ impl Packer {
         let mut packed = true;
         if method == Method::Zlib {
             out.truncate(start);
-            packed = self.deflate(plain, out);
+            packed = self.z.deflate(plain, out);
         }
         let stored = out.len() - start;
         let bound = (stored as u64) * MAX_RATIO + RATIO_SLACK;

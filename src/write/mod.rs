@@ -100,8 +100,10 @@ pub struct WriterOptions {
     /// (`None`, default: own thread from three cores on). The bytes are the
     /// same either way.
     pub block_thread: Option<bool>,
-    /// Compress every tree node at this zlib level (1 fastest … 9
-    /// smallest; `None`, the default: plain SLOG-2 2.0.6). A compressed
+    /// Compress every tree node at this level (libdeflate's: 1 fastest …
+    /// 12 smallest, [`format::MIN_LEVEL`]..=[`format::MAX_LEVEL`]; `slog2
+    /// convert --compress` takes 1; `None`, the default: plain SLOG-2
+    /// 2.0.6). A compressed
     /// file says `SLOG 2.0.Z` where 2.0.6 files say `SLOG 2.0.6`, so the
     /// reference tools refuse it (see [`crate::format::packed`]); this
     /// library reads both, and `slog2 convert` turns one into the other.
