@@ -30,7 +30,9 @@
 //! header followed by the unpacked parts *is* the 2.0.6 node block (with
 //! this file's block pointers), and every reader of `format` works on it
 //! unchanged. Methods ([`Method`]): stored, zlib, or the field pre-pass
-//! (`format::fields`, private) then zlib.
+//! (`format::fields`, private) then zlib. The zlib codec is libdeflate's
+//! whole-buffer one (`format::zlib`, private; levels 1–12, [`MIN_LEVEL`] to
+//! [`MAX_LEVEL`]): any zlib writer's streams read the same.
 //!
 //! # Hostile nodes
 //!
