@@ -160,7 +160,7 @@ mod tests {
 
     fn sample() -> Vec<u8> {
         (0..50_000u32)
-            .flat_map(|i| (i % 251 ^ i / 7).to_be_bytes())
+            .flat_map(|i| ((i % 251) ^ (i / 7)).to_be_bytes())
             .collect()
     }
 
