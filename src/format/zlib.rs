@@ -121,8 +121,13 @@ pub(super) fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<(), I
     }
 }
 
-/// A zlib compressor at one level, reused for every part a packer packs.
-pub(super) struct Deflater(Compressor);
+/// A zlib compressor at one level, reused for every part a packer packs,
+/// with room for its output (zeroed once as it grows, not per part: the
+/// compressor takes an initialised slice).
+pub(super) struct Deflater {
+    z: Compressor,
+    room: Vec<u8>,
+}
 
 impl Deflater {
     /// `level` within [`super::packed::MIN_LEVEL`]..=[`super::packed::MAX_LEVEL`].
@@ -131,24 +136,26 @@ impl Deflater {
             .ok()
             .and_then(|l| CompressionLvl::new(l).ok())
             .unwrap_or_default();
-        Deflater(Compressor::new(lvl))
+        Deflater {
+            z: Compressor::new(lvl),
+            room: Vec::new(),
+        }
     }
 
     /// Append the zlib stream of `data` to `out`; `false` (and `out` as it
     /// was) if the compressor fails, which it cannot with the room it is
     /// given (its own worst-case bound) but for a bug.
     pub(super) fn deflate(&mut self, data: &[u8], out: &mut Vec<u8>) -> bool {
-        let start = out.len();
-        out.resize(start + self.0.zlib_compress_bound(data.len()), 0);
-        match self.0.zlib_compress(data, &mut out[start..]) {
+        let bound = self.z.zlib_compress_bound(data.len());
+        if self.room.len() < bound {
+            self.room.resize(bound, 0);
+        }
+        match self.z.zlib_compress(data, &mut self.room[..bound]) {
             Ok(n) => {
-                out.truncate(start + n);
+                out.extend_from_slice(&self.room[..n]);
                 true
             }
-            Err(_) => {
-                out.truncate(start);
-                false
-            }
+            Err(_) => false,
         }
     }
 }
