@@ -685,15 +685,16 @@ extern "C" {
 #endif // __cplusplus
 
 /*
- Compress the tree nodes of the file being written at zlib `level` (1
- fastest … 9 smallest), or write plain SLOG-2 2.0.6 (`level` 0, the
- default). A compressed file has the version `SLOG 2.0.Z`: libslog2, the
+ Compress the tree nodes of the file being written at `level` (1
+ fastest … 12 smallest: libdeflate's levels, whose 1–9 trade size for
+ time as zlib's do; `slog2 convert --compress` takes 1), or write plain
+ SLOG-2 2.0.6 (`level` 0, the default). A compressed file has the version `SLOG 2.0.Z`: libslog2, the
  `slog2` tool and its bindings read it like any other; the reference
  tools (Jumpshot-4, slog2print) refuse it with their version message, and
  `slog2 convert FILE -o PLAIN` turns it back into 2.0.6. Call it, like
  SLOG2_Write_header_ex, before the first category, y-map or drawable.
  Returns SLOG2_OK; SLOG2_ERR_BAD_HANDLE, SLOG2_ERR_WRONG_MODE,
- SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG (`level` outside 0..9),
+ SLOG2_ERR_STATE (too late), SLOG2_ERR_BAD_ARG (`level` outside 0..12),
  SLOG2_ERR_IO.
 
  # Safety

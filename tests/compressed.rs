@@ -204,7 +204,7 @@ proptest! {
         seed in 0u64..1000,
         leaf in prop_oneof![Just(600), Just(2000), Just(65536)],
         nc in 2i16..5,
-        level in 1u32..10,
+        level in 1u32..13,
     ) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("plain.slog2");

@@ -30,9 +30,9 @@ pub(crate) enum Cmd {
         nc: i16,
         #[arg(long = "ls", default_value = "64k", value_parser = parse_size)]
         ls: i32,
-        /// Compress the tree nodes (zlib LEVEL, as `convert --compress`).
+        /// Compress the tree nodes (LEVEL 1-12, default 1, as `convert --compress`).
         #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true,
-              default_missing_value = "6", value_parser = clap::value_parser!(u32).range(1..=9))]
+              default_missing_value = "1", value_parser = clap::value_parser!(u32).range(1..=12))]
         compress: Option<u32>,
     },
     /// Write a synthetic CLOG2 (MPE) log of about N records on 64 ranks (nested states,

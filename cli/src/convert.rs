@@ -55,11 +55,12 @@ pub(crate) struct Args {
     /// (the output is atomic either way: it appears only when complete).
     #[arg(long)]
     fsync: bool,
-    /// Compress the tree nodes (zlib LEVEL 1-9, default 6): a `SLOG 2.0.Z` file, about a
-    /// third of the size, that this tool and library read and the reference tools refuse;
-    /// `slog2 convert FILE -o PLAIN` turns it back into SLOG-2 2.0.6 for Jumpshot-4.
+    /// Compress the tree nodes (LEVEL 1 fastest … 12 smallest, libdeflate's levels;
+    /// default 1): a `SLOG 2.0.Z` file, about a third of the size, that this tool and
+    /// library read and the reference tools refuse; `slog2 convert FILE -o PLAIN` turns
+    /// it back into SLOG-2 2.0.6 for Jumpshot-4.
     #[arg(long, value_name = "LEVEL", num_args = 0..=1, require_equals = true,
-          default_missing_value = "6", value_parser = clap::value_parser!(u32).range(1..=9))]
+          default_missing_value = "1", value_parser = clap::value_parser!(u32).range(1..=12))]
     compress: Option<u32>,
     /// No progress bar and no summary.
     #[arg(short, long)]

@@ -96,9 +96,10 @@ class Writer:
         # closed: finished and renamed into place; on an exception: no file
 
     Drawables must come in non-decreasing end time (:class:`slog2.OrderError`).
-    ``compress=LEVEL`` (zlib 1-9) writes compressed tree nodes (a ``SLOG 2.0.Z``
-    file, about a third of the size: this package reads it, the reference tools
-    refuse it; ``slog2 convert`` turns it back into plain SLOG-2 2.0.6).
+    ``compress=LEVEL`` (1 fastest ... 12 smallest, libdeflate's levels) writes
+    compressed tree nodes (a ``SLOG 2.0.Z`` file, about a third of the size: this
+    package reads it, the reference tools refuse it; ``slog2 convert`` turns it
+    back into plain SLOG-2 2.0.6).
     """
 
     def __init__(self, path, children_per_node: Optional[int] = None,

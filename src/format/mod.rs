@@ -45,6 +45,7 @@ pub mod node;
 pub mod packed;
 pub mod record;
 pub mod shadow;
+mod zlib;
 
 pub use bytes::{
     check_len, put_f32, put_f64, put_i16, put_i32, put_i64, put_i8, put_str, Decoder, MAX_I16,
@@ -59,7 +60,9 @@ pub use lineid::{decode_ycoordmaps, encode_ycoordmaps};
 pub use node::{
     decode_node, encode_node, scan_node, Node, NodeLayout, NodeParts, RecordWalk, NODE_OVERHEAD,
 };
-pub use packed::{Method, PackedNode, Packer, Part, PACKED_PREFIX, VERSION_COMPRESSED};
+pub use packed::{
+    Method, PackedNode, Packer, Part, MAX_LEVEL, MIN_LEVEL, PACKED_PREFIX, VERSION_COMPRESSED,
+};
 pub use record::{
     check_drawable, decode_drawable, decode_primitive, encode_drawable, encode_primitive,
     record_key, visit_drawable, DrawableOf, KeyOf, PrimRef, RecordKey, RecordSink,

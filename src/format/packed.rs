@@ -30,7 +30,9 @@
 //! header followed by the unpacked parts *is* the 2.0.6 node block (with
 //! this file's block pointers), and every reader of `format` works on it
 //! unchanged. Methods ([`Method`]): stored, zlib, or the field pre-pass
-//! (`format::fields`, private) then zlib.
+//! (`format::fields`, private) then zlib. The zlib codec is libdeflate's
+//! whole-buffer one (`format::zlib`, private; levels 1–12, [`MIN_LEVEL`] to
+//! [`MAX_LEVEL`]): any zlib writer's streams read the same.
 //!
 //! # Hostile nodes
 //!
@@ -42,12 +44,11 @@
 //! most its declared size, itself bounded by its bytes on disk: no zip bomb.
 //! zlib's checksum catches damage inside the payload.
 
-use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
-
 use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_HEADER_SIZE};
 use super::fields::{self, Join, Split, Values};
 use super::header::BlockPtr;
 pub use super::header::VERSION_COMPRESSED;
+use super::zlib::{self, Deflater, InflateError};
 use super::Decoder;
 use crate::error::{Error, Result};
 
@@ -55,6 +56,11 @@ use crate::error::{Error, Result};
 pub const PACKED_PREFIX: usize = NODE_HEADER_SIZE + 2 * PART_HEADER;
 
 const PART_HEADER: usize = 9;
+
+/// The compression levels a writer takes: libdeflate's 1 (fastest) to 12
+/// (smallest, slowest); its 1–9 trade size for time as zlib's 1–9 do.
+pub const MIN_LEVEL: u32 = 1;
+pub const MAX_LEVEL: u32 = 12;
 
 /// Parts smaller than this are stored: zlib's setup (a hash table reset per
 /// stream) costs more than a few bytes can save (a leaf's stub list is 4).
@@ -263,54 +269,19 @@ fn detail_of(e: &Error) -> String {
     }
 }
 
-/// Inflate the zlib stream `z` into `out`: exactly `plain` bytes, stopping
-/// as soon as more would come. Memory grows with what the stream really
-/// yields, not with what it declares.
+/// Inflate the zlib stream `z` into `out`: exactly `plain` bytes
+/// (`format::zlib`, private: libdeflate, stopping at once past `plain`).
 fn inflate(z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
-    INFLATER.with(|d| {
-        let mut d = d.borrow_mut();
-        d.reset(true);
-        inflate_with(&mut d, z, plain, out)
-    })
-}
-
-thread_local! {
-    /// One inflater per thread, reset per stream: a new one allocates and
-    /// clears its window every time (2 % of a compressed scan).
-    static INFLATER: std::cell::RefCell<Decompress> =
-        std::cell::RefCell::new(Decompress::new(true));
-}
-
-fn inflate_with(d: &mut Decompress, z: &[u8], plain: usize, out: &mut Vec<u8>) -> Result<()> {
-    let bad = |d: String| Error::malformed("compressed tree node", 0, d);
-    let start = out.len();
-    // One spare byte: output that reaches it is output beyond the
-    // declared size.
-    let mut room = (plain + 1).min(z.len().saturating_mul(8) + (1 << 16));
-    loop {
-        out.reserve(room.min(plain + 1 - (out.len() - start).min(plain)));
-        let (in0, out0) = (d.total_in(), d.total_out());
-        let status = d
-            .decompress_vec(&z[d.total_in() as usize..], out, FlushDecompress::Finish)
-            .map_err(|e| bad(format!("zlib: {e}")))?;
-        let got = out.len() - start;
-        if got > plain {
-            out.truncate(start + plain);
-            return Err(bad(format!("inflates beyond its declared {plain} bytes")));
-        }
-        if status == Status::StreamEnd {
-            if d.total_in() as usize != z.len() {
-                return Err(bad("bytes after the end of its zlib stream".into()));
+    zlib::inflate(z, plain, out).map_err(|e| {
+        let detail = match e {
+            InflateError::Beyond => format!("inflates beyond its declared {plain} bytes"),
+            InflateError::Short(n) => {
+                format!("zlib stream ends early: inflates to {n} bytes where {plain} are declared")
             }
-            return Ok(());
-        }
-        if d.total_in() == in0 && d.total_out() == out0 && out.len() < out.capacity() {
-            return Err(bad(format!(
-                "zlib stream ends early ({got} of {plain} bytes inflated)"
-            )));
-        }
-        room = room.saturating_mul(2);
-    }
+            e => e.to_string(),
+        };
+        Error::malformed("compressed tree node", 0, detail)
+    })
 }
 
 thread_local! {
@@ -381,10 +352,10 @@ fn split(mut s: Split<'_>, part: Part) -> Result<Split<'_>> {
 // ---------------------------------------------------------------------------
 // Packing (the writer's side)
 
-/// Reusable state for packing nodes (zlib state and scratch buffers).
+/// Reusable state for packing nodes (the compressor and scratch buffers).
 pub struct Packer {
     level: u32,
-    z: Compress,
+    z: Deflater,
     streams: Vec<u8>,
     raw: Vec<u8>,
     values: Values,
@@ -399,12 +370,13 @@ impl std::fmt::Debug for Packer {
 }
 
 impl Packer {
-    /// A packer at zlib `level` (1 fastest … 9 smallest).
+    /// A packer at `level` (libdeflate's, [`MIN_LEVEL`] fastest …
+    /// [`MAX_LEVEL`] smallest; clamped to that range).
     pub fn new(level: u32) -> Packer {
-        let level = level.clamp(1, 9);
+        let level = level.clamp(MIN_LEVEL, MAX_LEVEL);
         Packer {
             level,
-            z: Compress::new(Compression::new(level), true),
+            z: Deflater::new(level),
             streams: Vec::new(),
             raw: Vec::new(),
             values: Values::default(),
@@ -413,25 +385,6 @@ impl Packer {
 
     pub fn level(&self) -> u32 {
         self.level
-    }
-
-    /// Append the zlib stream of `data` to `out`.
-    fn deflate(&mut self, data: &[u8], out: &mut Vec<u8>) {
-        self.z.reset();
-        out.reserve(data.len() / 2 + 64);
-        loop {
-            let before = self.z.total_in() as usize;
-            let status = self
-                .z
-                .compress_vec(&data[before..], out, FlushCompress::Finish);
-            match status {
-                Ok(Status::StreamEnd) => return,
-                Ok(_) => out.reserve(out.capacity().max(1024)),
-                // Compressing into a vector cannot fail but for a bug in
-                // the backend; the caller falls back to storing.
-                Err(_) => return,
-            }
-        }
     }
 
     /// Append one part, packed, to `out`; returns its header. The part is
@@ -459,22 +412,24 @@ impl Packer {
                     out.extend_from_slice(&(streams.len() as i32).to_be_bytes());
                     out.extend_from_slice(&[0; 4]);
                     let z = out.len();
-                    self.deflate(&streams, out);
-                    let zlen = (out.len() - z) as i32;
-                    out[z - 4..z].copy_from_slice(&zlen.to_be_bytes());
-                    out.extend_from_slice(&self.raw);
-                    method = Method::Fields;
+                    if self.z.deflate(&streams, out) {
+                        let zlen = (out.len() - z) as i32;
+                        out[z - 4..z].copy_from_slice(&zlen.to_be_bytes());
+                        out.extend_from_slice(&self.raw);
+                        method = Method::Fields;
+                    }
                 }
             }
         }
         self.streams = streams;
+        let mut packed = true;
         if method == Method::Zlib {
             out.truncate(start);
-            self.deflate(plain, out);
+            packed = self.z.deflate(plain, out);
         }
         let stored = out.len() - start;
         let bound = (stored as u64) * MAX_RATIO + RATIO_SLACK;
-        if stored >= plain.len() || plain.len() as u64 > bound {
+        if !packed || stored >= plain.len() || plain.len() as u64 > bound {
             out.truncate(start);
             out.extend_from_slice(plain);
             method = Method::Stored;

@@ -125,7 +125,7 @@ fn encode(job: &mut BlockJob, out: &mut Vec<u8>) -> usize {
 }
 
 thread_local! {
-    /// A pool thread's packer (zlib state and scratch), by level.
+    /// A pool thread's packer (compressor and scratch), by level.
     static PACKER: std::cell::RefCell<Option<Packer>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -150,7 +150,7 @@ impl BlockWriter {
     const FLUSH: usize = 1 << 20;
 
     /// A block stage whose first node goes at `offset`; nodes are packed at
-    /// zlib level `compress` when it is set.
+    /// level `compress` (libdeflate's) when it is set.
     pub(super) fn new(
         file: std::fs::File,
         path: PathBuf,

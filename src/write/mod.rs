@@ -102,8 +102,10 @@ pub struct WriterOptions {
     /// (`None`, default: own thread from three cores on). The bytes are the
     /// same either way.
     pub block_thread: Option<bool>,
-    /// Compress every tree node at this zlib level (1 fastest … 9
-    /// smallest; `None`, the default: plain SLOG-2 2.0.6). A compressed
+    /// Compress every tree node at this level (libdeflate's: 1 fastest …
+    /// 12 smallest, [`format::MIN_LEVEL`]..=[`format::MAX_LEVEL`]; `slog2
+    /// convert --compress` takes 1; `None`, the default: plain SLOG-2
+    /// 2.0.6). A compressed
     /// file says `SLOG 2.0.Z` where 2.0.6 files say `SLOG 2.0.6`, so the
     /// reference tools refuse it (see [`crate::format::packed`]); this
     /// library reads both, and `slog2 convert` turns one into the other.
@@ -259,9 +261,11 @@ impl Slog2Writer {
             .try_clone()
             .map_err(|e| Error::io(tmp.path(), e))?;
         if let Some(l) = opts.compress {
-            if !(1..=9).contains(&l) {
+            if !(format::MIN_LEVEL..=format::MAX_LEVEL).contains(&l) {
                 return Err(Error::InvalidArgument(format!(
-                    "compression level must be 1 to 9, got {l}"
+                    "compression level must be {} to {}, got {l}",
+                    format::MIN_LEVEL,
+                    format::MAX_LEVEL
                 )));
             }
         }

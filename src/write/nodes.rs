@@ -70,7 +70,7 @@ pub(super) struct Encoder {
 
 impl Encoder {
     /// Start the node thread; the first node goes at `offset`, packed at
-    /// zlib level `compress` when it is set.
+    /// level `compress` (libdeflate's) when it is set.
     pub(super) fn start(
         file: &std::fs::File,
         path: &Path,
