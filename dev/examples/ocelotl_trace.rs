@@ -7,7 +7,7 @@
 //!
 //!     cargo run --release -p slog2-dev --example ocelotl_trace -- N RANKS CATS OUT [LEVEL]
 //!
-//! `LEVEL` (1–9) writes the file compressed (README, "Compressed files"):
+//! `LEVEL` (1–12) writes the file compressed (README, "Compressed files"):
 //! the 218M-drawable case is 21 GB plain, more than this machine's page
 //! cache holds, and about a third of that compressed.
 use slog2::*;
