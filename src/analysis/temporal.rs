@@ -39,13 +39,6 @@ pub struct TemporalQualities {
     loss: Vec<f64>,
 }
 
-/// Index of interval `i..=j` in a start-major triangular array of `n`
-/// slices (row `i` holds `j = i..n`).
-#[inline(always)]
-pub(crate) fn tri(n: usize, i: usize, j: usize) -> usize {
-    i * (2 * n - i + 1) / 2 + (j - i)
-}
-
 /// Rows `0..n` of an end-major triangle cut into at most `blocks` runs of
 /// about equal area: `[0, .., n]`.
 pub(crate) fn row_blocks(n: usize, blocks: usize) -> Vec<usize> {
