@@ -97,9 +97,54 @@ fn avx2() -> bool {
     }
 }
 
+/// Whether this CPU runs the AVX-512 versions (AVX2 + FMA checked too).
+#[inline]
+fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && avx2()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// A kernel compiled twice: `$name` runs `$avx_body` in `$avx` (built for
 /// AVX2 + FMA) when the CPU has them, else `$body` (the baseline build).
+/// The three-body form adds `$avx512` (AVX-512F + AVX2 + FMA), chosen first:
+/// the same operations on twice the lanes, so the same bits as `$avx`.
 macro_rules! multiversion {
+    ($(#[$m:meta])* fn $name:ident / $avx:ident / $avx512:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
+        => $body:expr, $avx_body:expr, $avx512_body:expr) => {
+        $(#[$m])*
+        pub(crate) fn $name($($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if avx512() {
+                    // SAFETY: the CPU has AVX-512F, AVX2 and FMA (checked above).
+                    return unsafe { $avx512($($a),*) };
+                }
+                if avx2() {
+                    // SAFETY: the CPU has AVX2 and FMA (checked above).
+                    return unsafe { $avx($($a),*) };
+                }
+            }
+            $body
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $avx($($a: $t),*) $(-> $r)? {
+            $avx_body
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        unsafe fn $avx512($($a: $t),*) $(-> $r)? {
+            $avx512_body
+        }
+    };
     ($(#[$m:meta])* fn $name:ident / $avx:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
         => $body:expr, $avx_body:expr) => {
         $(#[$m])*
@@ -123,7 +168,8 @@ macro_rules! multiversion {
 multiversion! {
     /// `x log2 x`, 0 for `x <= 0`: the same function (bit for bit) the
     /// vector loops use on this CPU, so that a part of one cell gains exactly 0.
-    fn xlog2x / xlog2x_avx2 (x: f64) -> f64 => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x)
+    fn xlog2x / xlog2x_avx2 / xlog2x_avx512 (x: f64) -> f64
+        => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x), xlog2x_impl::<true>(x)
 }
 
 /// Scratch of [`add_interval_xlog2x`]: running sums and their `x log2 x`
@@ -140,9 +186,11 @@ multiversion! {
     /// `out` starting at row `j0`): module docs. `prefix` is the series'
     /// prefix sums (`prefix[t] = Σ_{s<t} x[s]`, `n + 1` entries), used to
     /// start at row `j0 > 0`.
-    fn add_interval_xlog2x / add_interval_avx2 (
+    fn add_interval_xlog2x / add_interval_avx2 / add_interval_avx512 (
         x: &[f64], prefix: &[f64], j0: usize, j1: usize, out: &mut [f64], s: &mut IntervalScratch
-    ) => add_interval::<false>(x, prefix, j0, j1, out, s), add_interval::<true>(x, prefix, j0, j1, out, s)
+    ) => add_interval::<false>(x, prefix, j0, j1, out, s),
+        add_interval::<true>(x, prefix, j0, j1, out, s),
+        add_interval::<true>(x, prefix, j0, j1, out, s)
 }
 
 #[inline(always)]
@@ -229,11 +277,16 @@ multiversion! {
     /// the loop); column `c − 1` of the tile is final before column `j`
     /// needs it. Lanes where `c <= i` read `val(i, c−1) = -inf` and change
     /// nothing, so no lane needs a mask.
-    fn segment_cols / segment_cols_avx2 (a: &[f64], n: usize, np: usize, val: &mut [f64])
-        => segment_cols_impl(a, n, np, val, fold_scalar),
+    fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
+        a: &[f64], n: usize, np: usize, val: &mut [f64]
+    ) => segment_cols_impl(a, n, np, val, fold_scalar),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
             unsafe { fold_avx2(acc, b, v) }
+        }),
+        segment_cols_impl(a, n, np, val, |acc, b, v| {
+            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
+            unsafe { fold_avx512(acc, b, v) }
         })
 }
 
@@ -295,6 +348,44 @@ unsafe fn fold_avx2(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
     }
 }
 
+/// [`fold_scalar`] with AVX-512: the [`TILE`] candidates in two registers,
+/// two sets of them as in [`fold_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
+    use std::arch::x86_64::*;
+    assert!(v.len() >= b.len() * TILE);
+    let m = b.len();
+    let p = v.as_ptr();
+    // SAFETY: as in fold_avx2.
+    unsafe {
+        let mut e0 = _mm512_loadu_pd(acc.as_ptr());
+        let mut e1 = _mm512_loadu_pd(acc.as_ptr().add(8));
+        let mut o0 = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut o1 = o0;
+        let mut t = 0;
+        while t + 2 <= m {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            let b1 = _mm512_set1_pd(*b.get_unchecked(t + 1));
+            let c0 = p.add(t * TILE);
+            let c1 = p.add((t + 1) * TILE);
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(c0), b0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(_mm512_loadu_pd(c0.add(8)), b0));
+            o0 = _mm512_max_pd(o0, _mm512_add_pd(_mm512_loadu_pd(c1), b1));
+            o1 = _mm512_max_pd(o1, _mm512_add_pd(_mm512_loadu_pd(c1.add(8)), b1));
+            t += 2;
+        }
+        if t < m {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            let c0 = p.add(t * TILE);
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(c0), b0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(_mm512_loadu_pd(c0.add(8)), b0));
+        }
+        _mm512_storeu_pd(acc.as_mut_ptr(), _mm512_max_pd(e0, o0));
+        _mm512_storeu_pd(acc.as_mut_ptr().add(8), _mm512_max_pd(e1, o1));
+    }
+}
+
 #[inline(always)]
 fn segment_cols_impl(
     a: &[f64],
@@ -341,9 +432,10 @@ multiversion! {
     /// when `!kids`) with `v = p·gain[k] − q·loss[k] − cost`, the
     /// criterion's value of one part (`q = 1 − p`, computed as
     /// [`super::criterion::Criterion::value`] does, bit for bit).
-    fn block_values / block_values_avx2 (
+    fn block_values / block_values_avx2 / block_values_avx512 (
         x: &mut [f64], gain: &[f64], loss: &[f64], p: f64, q: f64, cost: f64, kids: bool
     ) => block_values_impl(x, gain, loss, p, q, cost, kids),
+        block_values_impl(x, gain, loss, p, q, cost, kids),
         block_values_impl(x, gain, loss, p, q, cost, kids)
 }
 
@@ -487,12 +579,18 @@ mod tests {
                 }
             }
             let tiles = n.div_ceil(TILE);
-            for version in 0..2 {
+            for version in 0..3 {
                 let mut val = vec![0.0; tiles * n * TILE];
-                if version == 0 {
-                    segment_cols(&a, n, np, &mut val);
-                } else {
-                    segment_cols_impl(&a, n, np, &mut val, fold_scalar);
+                match version {
+                    0 => segment_cols(&a, n, np, &mut val),
+                    1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar),
+                    _ => {
+                        #[cfg(target_arch = "x86_64")]
+                        if avx2() {
+                            // SAFETY: the CPU has AVX2 and FMA.
+                            unsafe { segment_cols_avx2(&a, n, np, &mut val) };
+                        }
+                    }
                 }
                 for i in 0..np {
                     for j in (i / TILE) * TILE..n {
