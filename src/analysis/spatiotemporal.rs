@@ -72,6 +72,33 @@ struct Tables {
     kids: Vec<Vec<f64>>,
 }
 
+/// Parts as `collect` emits them (each node's parts from the latest to the
+/// earliest: ancestors' blocks are visited right to left) ordered by node,
+/// then time: a counting sort by node of the reversed list, the order a
+/// sort by `(node, first)` gives (the pair is unique in a partition).
+fn by_node_then_time(parts: Vec<Part>, nodes: usize) -> Vec<Part> {
+    let key = |p: &Part| p.node.unwrap_or(0).min(nodes.saturating_sub(1));
+    let mut start = vec![0usize; nodes + 1];
+    for p in &parts {
+        start[key(p) + 1] += 1;
+    }
+    for h in 0..nodes {
+        start[h + 1] += start[h];
+    }
+    let mut out = parts.clone();
+    for p in parts.into_iter().rev() {
+        let k = key(&p);
+        out[start[k]] = p;
+        start[k] += 1;
+    }
+    // The emission order above is the reconstruction's; should it ever
+    // change, the plain sort keeps the result.
+    if !out.is_sorted_by_key(|p| (p.node, p.first)) {
+        out.sort_unstable_by_key(|p| (p.node, p.first));
+    }
+    out
+}
+
 /// Qualities of every (node, interval) of a cube under a hierarchy.
 #[derive(Debug, Clone)]
 pub struct SpatioTemporalQualities {
@@ -226,9 +253,7 @@ impl SpatioTemporalQualities {
         if self.n > 0 {
             self.collect(0, 0, self.n - 1, &crit, tables, &mut parts);
         }
-        // (node, first) is unique within a partition.
-        parts.sort_unstable_by_key(|p| (p.node, p.first));
-        Partition::from_parts(parts)
+        Partition::from_parts(by_node_then_time(parts, nodes.len()))
     }
 
     /// `A(h, c, j)` (module docs) and whether it is one part of `h`.
