@@ -329,21 +329,21 @@ unsafe fn fold_avx2(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
             let b1 = _mm256_set1_pd(*b.get_unchecked(t + 1));
             let c0 = p.add(t * TILE);
             let c1 = p.add((t + 1) * TILE);
-            for k in 0..4 {
-                e[k] = _mm256_max_pd(e[k], _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
-                o[k] = _mm256_max_pd(o[k], _mm256_add_pd(_mm256_loadu_pd(c1.add(4 * k)), b1));
+            for (k, (ek, ok)) in e.iter_mut().zip(o.iter_mut()).enumerate() {
+                *ek = _mm256_max_pd(*ek, _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
+                *ok = _mm256_max_pd(*ok, _mm256_add_pd(_mm256_loadu_pd(c1.add(4 * k)), b1));
             }
             t += 2;
         }
         if t < m {
             let b0 = _mm256_set1_pd(*b.get_unchecked(t));
             let c0 = p.add(t * TILE);
-            for k in 0..4 {
-                e[k] = _mm256_max_pd(e[k], _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
+            for (k, ek) in e.iter_mut().enumerate() {
+                *ek = _mm256_max_pd(*ek, _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
             }
         }
-        for k in 0..4 {
-            _mm256_storeu_pd(acc.as_mut_ptr().add(4 * k), _mm256_max_pd(e[k], o[k]));
+        for (k, (ek, ok)) in e.iter().zip(&o).enumerate() {
+            _mm256_storeu_pd(acc.as_mut_ptr().add(4 * k), _mm256_max_pd(*ek, *ok));
         }
     }
 }
@@ -396,7 +396,7 @@ fn segment_cols_impl(
 ) {
     let tiles = n.div_ceil(TILE);
     assert!(
-        np % TILE == 0 && np >= n && a.len() >= np * n && val.len() >= tiles * n * TILE,
+        np.is_multiple_of(TILE) && np >= n && a.len() >= np * n && val.len() >= tiles * n * TILE,
         "segment_cols: {n} slices in squares of {np}"
     );
     for (t, tile) in val.chunks_exact_mut(n * TILE).take(tiles).enumerate() {
@@ -584,13 +584,13 @@ mod tests {
                 match version {
                     0 => segment_cols(&a, n, np, &mut val),
                     1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar),
-                    _ => {
-                        #[cfg(target_arch = "x86_64")]
-                        if avx2() {
-                            // SAFETY: the CPU has AVX2 and FMA.
-                            unsafe { segment_cols_avx2(&a, n, np, &mut val) };
-                        }
+                    // The AVX2 build where the dispatch picks AVX-512.
+                    #[cfg(target_arch = "x86_64")]
+                    _ if avx2() => {
+                        // SAFETY: the CPU has AVX2 and FMA.
+                        unsafe { segment_cols_avx2(&a, n, np, &mut val) }
                     }
+                    _ => segment_cols(&a, n, np, &mut val),
                 }
                 for i in 0..np {
                     for j in (i / TILE) * TILE..n {
