@@ -43,7 +43,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-use super::criterion::{curve_of, CurvePoint};
+use super::criterion::{curve_batched, CurvePoint, Summary};
 use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
@@ -212,8 +212,28 @@ impl SpatioTemporalQualities {
     /// The p-curve ([`super::criterion::curve`]): one programme per
     /// sampled `p`, in tables reused from one to the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
-        let mut tables = Tables::default();
-        curve_of(eps, |p| self.best_with(p, &mut tables))
+        // Two programmes side by side (each also parallel inside): the
+        // reconstruction and the small top levels of one overlap the
+        // other's work.
+        let (mut t0, mut t1) = (Tables::default(), Tables::default());
+        curve_batched(eps, |ps| {
+            let mut out = Vec::with_capacity(ps.len());
+            for pair in ps.chunks(2) {
+                match *pair {
+                    [a, b] => {
+                        let (x, y) = rayon::join(
+                            || Summary::of(&self.best_with(a, &mut t0)),
+                            || Summary::of(&self.best_with(b, &mut t1)),
+                        );
+                        out.push(x);
+                        out.push(y);
+                    }
+                    [a] => out.push(Summary::of(&self.best_with(a, &mut t0))),
+                    _ => {}
+                }
+            }
+            out
+        })
     }
 
     /// [`best`](Self::best) in `tables` (resized).
