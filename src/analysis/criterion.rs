@@ -160,17 +160,19 @@ pub(crate) fn curve_of<S: CurveSample>(
     eps: f64,
     mut best: impl FnMut(f64) -> S,
 ) -> Vec<CurvePoint> {
-    let eps = if eps.is_finite() && eps > 0.0 {
-        eps
-    } else {
-        1e-3
-    };
+    let eps = threshold(eps);
     let lo = best(0.0);
     let hi = best(1.0);
     let tol = SAME_POINT * (hi.gain() + hi.loss()).abs();
     let mut out: Vec<(f64, S)> = vec![(0.0, lo.clone())];
     bisect(0.0, 1.0, &lo, &hi, eps, tol, &mut best, &mut out);
     out.push((1.0, hi));
+    points(out, tol)
+}
+
+/// The samples, in increasing `p`, as curve points: each distinct point
+/// once, at its smallest `p`.
+fn points<S: CurveSample>(out: Vec<(f64, S)>, tol: f64) -> Vec<CurvePoint> {
     let mut pts: Vec<(f64, S)> = Vec::with_capacity(out.len());
     for (p, part) in out {
         if pts.last().is_some_and(|(_, q)| same_point(q, &part, tol)) {
@@ -186,6 +188,15 @@ pub(crate) fn curve_of<S: CurveSample>(
             parts: q.parts(),
         })
         .collect()
+}
+
+/// `eps` if it is a usable threshold, else Ocelotl's 0.001.
+fn threshold(eps: f64) -> f64 {
+    if eps.is_finite() && eps > 0.0 {
+        eps
+    } else {
+        1e-3
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -248,11 +259,7 @@ pub(crate) fn curve_batched<S: CurveSample>(
     eps: f64,
     mut best_many: impl FnMut(&[f64]) -> Vec<S>,
 ) -> Vec<CurvePoint> {
-    let eps = if eps.is_finite() && eps > 0.0 {
-        eps
-    } else {
-        1e-3
-    };
+    let eps = threshold(eps);
     let mut ends = best_many(&[0.0, 1.0]).into_iter();
     let (Some(lo), Some(hi)) = (ends.next(), ends.next()) else {
         return Vec::new();
@@ -279,21 +286,7 @@ pub(crate) fn curve_batched<S: CurveSample>(
         open = next;
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut pts: Vec<(f64, S)> = Vec::with_capacity(out.len());
-    for (p, part) in out {
-        if pts.last().is_some_and(|(_, q)| same_point(q, &part, tol)) {
-            continue;
-        }
-        pts.push((p, part));
-    }
-    pts.into_iter()
-        .map(|(p, q)| CurvePoint {
-            p,
-            gain: q.gain(),
-            loss: q.loss(),
-            parts: q.parts(),
-        })
-        .collect()
+    points(out, tol)
 }
 
 /// The `auto` p of a curve (module docs); 1 for an empty curve.

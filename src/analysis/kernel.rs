@@ -110,10 +110,10 @@ fn avx512() -> bool {
     }
 }
 
-/// A kernel compiled twice: `$name` runs `$avx_body` in `$avx` (built for
-/// AVX2 + FMA) when the CPU has them, else `$body` (the baseline build).
-/// The three-body form adds `$avx512` (AVX-512F + AVX2 + FMA), chosen first:
-/// the same operations on twice the lanes, so the same bits as `$avx`.
+/// A kernel compiled three times: `$name` runs `$avx512_body` in `$avx512`
+/// (built for AVX-512F + AVX2 + FMA: the same operations on twice the
+/// lanes, so the same bits as `$avx`) or `$avx_body` in `$avx` (AVX2 + FMA)
+/// when the CPU has them, else `$body` (the baseline build).
 macro_rules! multiversion {
     ($(#[$m:meta])* fn $name:ident / $avx:ident / $avx512:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
         => $body:expr, $avx_body:expr, $avx512_body:expr) => {
@@ -143,24 +143,6 @@ macro_rules! multiversion {
         #[target_feature(enable = "avx512f,avx2,fma")]
         unsafe fn $avx512($($a: $t),*) $(-> $r)? {
             $avx512_body
-        }
-    };
-    ($(#[$m:meta])* fn $name:ident / $avx:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
-        => $body:expr, $avx_body:expr) => {
-        $(#[$m])*
-        pub(crate) fn $name($($a: $t),*) $(-> $r)? {
-            #[cfg(target_arch = "x86_64")]
-            if avx2() {
-                // SAFETY: the CPU has AVX2 and FMA (checked above).
-                return unsafe { $avx($($a),*) };
-            }
-            $body
-        }
-
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn $avx($($a: $t),*) $(-> $r)? {
-            $avx_body
         }
     };
 }
@@ -232,7 +214,8 @@ fn add_interval<const F: bool>(
 
 multiversion! {
     /// `max_k a[k] + b[k]` over the common length (`-inf` when empty).
-    fn max_plus / max_plus_avx2 (a: &[f64], b: &[f64]) -> f64 => max_plus_impl(a, b), max_plus_impl(a, b)
+    fn max_plus / max_plus_avx2 / max_plus_avx512 (a: &[f64], b: &[f64]) -> f64
+        => max_plus_impl(a, b), max_plus_impl(a, b), max_plus_impl(a, b)
 }
 
 #[inline(always)]
@@ -417,7 +400,8 @@ fn segment_cols_impl(
 
 multiversion! {
     /// `x[k] += y[k]` over the common length (a node's children's sums).
-    fn add_to / add_to_avx2 (x: &mut [f64], y: &[f64]) => add_to_impl(x, y), add_to_impl(x, y)
+    fn add_to / add_to_avx2 / add_to_avx512 (x: &mut [f64], y: &[f64])
+        => add_to_impl(x, y), add_to_impl(x, y), add_to_impl(x, y)
 }
 
 #[inline(always)]
