@@ -26,7 +26,8 @@
 //! the `max_c` as `kernel::segment_cols`: sixteen interval starts at a
 //! time, their candidates held in registers while a column is folded, a
 //! broadcast add and a `max` per step (the earlier row-wise "push" kernel
-//! loaded and stored its candidates every four rows: 3–4× slower). The
+//! loaded and stored its candidates every four rows; the p-curve of the
+//! LU case took 3.8 CPU s with it, 2.3 with this one, both AVX2). The
 //! decisions (where each block starts,
 //! whether it is one part) are not stored: the reconstruction finds them
 //! again from the kept values by the same additions, for the few cells the
