@@ -160,17 +160,19 @@ pub(crate) fn curve_of<S: CurveSample>(
     eps: f64,
     mut best: impl FnMut(f64) -> S,
 ) -> Vec<CurvePoint> {
-    let eps = if eps.is_finite() && eps > 0.0 {
-        eps
-    } else {
-        1e-3
-    };
+    let eps = threshold(eps);
     let lo = best(0.0);
     let hi = best(1.0);
     let tol = SAME_POINT * (hi.gain() + hi.loss()).abs();
     let mut out: Vec<(f64, S)> = vec![(0.0, lo.clone())];
     bisect(0.0, 1.0, &lo, &hi, eps, tol, &mut best, &mut out);
     out.push((1.0, hi));
+    points(out, tol)
+}
+
+/// The samples, in increasing `p`, as curve points: each distinct point
+/// once, at its smallest `p`.
+fn points<S: CurveSample>(out: Vec<(f64, S)>, tol: f64) -> Vec<CurvePoint> {
     let mut pts: Vec<(f64, S)> = Vec::with_capacity(out.len());
     for (p, part) in out {
         if pts.last().is_some_and(|(_, q)| same_point(q, &part, tol)) {
@@ -186,6 +188,15 @@ pub(crate) fn curve_of<S: CurveSample>(
             parts: q.parts(),
         })
         .collect()
+}
+
+/// `eps` if it is a usable threshold, else Ocelotl's 0.001.
+fn threshold(eps: f64) -> f64 {
+    if eps.is_finite() && eps > 0.0 {
+        eps
+    } else {
+        1e-3
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -207,6 +218,75 @@ fn bisect<S: CurveSample>(
     bisect(p1, p, a, &m, eps, tol, best, out);
     out.push((p, m.clone()));
     bisect(p, p2, &m, b, eps, tol, best, out);
+}
+
+/// A best partition's point on the curve, without its parts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Summary {
+    pub gain: f64,
+    pub loss: f64,
+    pub parts: usize,
+}
+
+impl Summary {
+    pub(crate) fn of(p: &Partition) -> Summary {
+        Summary {
+            gain: p.gain,
+            loss: p.loss,
+            parts: p.parts.len(),
+        }
+    }
+}
+
+impl CurveSample for Summary {
+    fn gain(&self) -> f64 {
+        self.gain
+    }
+    fn loss(&self) -> f64 {
+        self.loss
+    }
+    fn parts(&self) -> usize {
+        self.parts
+    }
+}
+
+/// [`curve_of`] sampled round by round: every open interval's midpoint
+/// of one round is asked of `best_many` at once (in increasing `p`), so
+/// that independent programmes can run side by side. Each interval's fate
+/// depends only on its two ends, so the samples, and the curve, are those
+/// of the depth-first bisection.
+pub(crate) fn curve_batched<S: CurveSample>(
+    eps: f64,
+    mut best_many: impl FnMut(&[f64]) -> Vec<S>,
+) -> Vec<CurvePoint> {
+    let eps = threshold(eps);
+    let mut ends = best_many(&[0.0, 1.0]).into_iter();
+    let (Some(lo), Some(hi)) = (ends.next(), ends.next()) else {
+        return Vec::new();
+    };
+    let tol = SAME_POINT * (hi.gain() + hi.loss()).abs();
+    let mut out: Vec<(f64, S)> = vec![(0.0, lo.clone()), (1.0, hi.clone())];
+    let mut open = vec![(0.0, 1.0, lo, hi)];
+    loop {
+        open.retain(|(p1, p2, a, b)| !(same_point(a, b, tol) || p2 - p1 <= eps));
+        if open.is_empty() {
+            break;
+        }
+        let ps: Vec<f64> = open
+            .iter()
+            .map(|(p1, p2, ..)| p1 + (p2 - p1) / 2.0)
+            .collect();
+        let ms = best_many(&ps);
+        let mut next = Vec::with_capacity(2 * open.len());
+        for ((p1, p2, a, b), (p, m)) in open.into_iter().zip(ps.into_iter().zip(ms)) {
+            out.push((p, m.clone()));
+            next.push((p1, p, a, m.clone()));
+            next.push((p, p2, m, b));
+        }
+        open = next;
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    points(out, tol)
 }
 
 /// The `auto` p of a curve (module docs); 1 for an empty curve.
@@ -259,6 +339,38 @@ mod tests {
         // Normalised: (0,0), (2/3, 1/2), (1, 1): the middle point is the knee.
         assert_eq!(auto_p(&c), c[1].p);
         assert_eq!(auto_p(&[]), 1.0);
+    }
+
+    #[test]
+    fn batched_curve_samples_what_the_recursion_samples() {
+        // A convex best value with many breakpoints: parts k best on
+        // [k/40, (k+1)/40) with irregular gains, plus a flat stretch.
+        let best = |p: f64| {
+            let k = ((p * 40.0) as usize).min(39);
+            let k = if (10..14).contains(&k) { 10 } else { k };
+            let n = 40 - k;
+            Partition::from_parts(
+                (0..n)
+                    .map(|i| part(i, i, (k * k) as f64 * 0.37 + i as f64, k as f64 * 0.11))
+                    .collect(),
+            )
+        };
+        for eps in [0.1, 0.01, 0.001, 1e-5] {
+            let mut asked = Vec::new();
+            let batched = curve_batched(eps, |ps| {
+                asked.extend_from_slice(ps);
+                ps.iter().map(|&p| Summary::of(&best(p))).collect()
+            });
+            let mut want_asked = Vec::new();
+            let want = curve(eps, |p| {
+                want_asked.push(p);
+                best(p)
+            });
+            assert_eq!(batched, want, "{eps}");
+            asked.sort_by(f64::total_cmp);
+            want_asked.sort_by(f64::total_cmp);
+            assert_eq!(asked, want_asked, "{eps}");
+        }
     }
 
     #[test]

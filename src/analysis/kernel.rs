@@ -10,11 +10,12 @@
 //!   a zero value of `x[j]` costs no logarithm (the sums did not change).
 //!   This is `N²/2` logarithms per non-zero series: 3.5·10⁷ for Ocelotl's LU
 //!   case (700 lines × 10 categories × 100 slices).
-//! * [`segment_all`]: the best segmentation of every interval of slices
+//! * [`segment_cols`]: the best segmentation of every interval of slices
 //!   given the value of each block, the spatiotemporal programme's inner
-//!   loops (`N³/6` steps per hierarchy node and `p`), written "push"-style
-//!   so that the innermost loop is a broadcast add and a `max` along a
-//!   contiguous row, with no reduction and no dependency between steps.
+//!   loops (`N³/6` steps per hierarchy node and `p`), vectorised over the
+//!   starts of the intervals: sixteen starts' candidates stay in registers
+//!   while one column is folded, a broadcast add and a `max` per step, no
+//!   load or store of the candidates and no dependency between lanes.
 //! * [`max_plus`]: `max_k a[k] + b[k]`, the temporal programme's inner loop.
 //!
 //! `log2` is computed here rather than by `f64::log2` (a libm call the
@@ -96,17 +97,38 @@ fn avx2() -> bool {
     }
 }
 
-/// A kernel compiled twice: `$name` runs `$avx_body` in `$avx` (built for
-/// AVX2 + FMA) when the CPU has them, else `$body` (the baseline build).
+/// Whether this CPU runs the AVX-512 versions (AVX2 + FMA checked too).
+#[inline]
+fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && avx2()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A kernel compiled three times: `$name` runs `$avx512_body` in `$avx512`
+/// (built for AVX-512F + AVX2 + FMA: the same operations on twice the
+/// lanes, so the same bits as `$avx`) or `$avx_body` in `$avx` (AVX2 + FMA)
+/// when the CPU has them, else `$body` (the baseline build).
 macro_rules! multiversion {
-    ($(#[$m:meta])* fn $name:ident / $avx:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
-        => $body:expr, $avx_body:expr) => {
+    ($(#[$m:meta])* fn $name:ident / $avx:ident / $avx512:ident ($($a:ident : $t:ty),*) $(-> $r:ty)?
+        => $body:expr, $avx_body:expr, $avx512_body:expr) => {
         $(#[$m])*
         pub(crate) fn $name($($a: $t),*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
-            if avx2() {
-                // SAFETY: the CPU has AVX2 and FMA (checked above).
-                return unsafe { $avx($($a),*) };
+            {
+                if avx512() {
+                    // SAFETY: the CPU has AVX-512F, AVX2 and FMA (checked above).
+                    return unsafe { $avx512($($a),*) };
+                }
+                if avx2() {
+                    // SAFETY: the CPU has AVX2 and FMA (checked above).
+                    return unsafe { $avx($($a),*) };
+                }
             }
             $body
         }
@@ -116,13 +138,20 @@ macro_rules! multiversion {
         unsafe fn $avx($($a: $t),*) $(-> $r)? {
             $avx_body
         }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        unsafe fn $avx512($($a: $t),*) $(-> $r)? {
+            $avx512_body
+        }
     };
 }
 
 multiversion! {
     /// `x log2 x`, 0 for `x <= 0`: the same function (bit for bit) the
     /// vector loops use on this CPU, so that a part of one cell gains exactly 0.
-    fn xlog2x / xlog2x_avx2 (x: f64) -> f64 => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x)
+    fn xlog2x / xlog2x_avx2 / xlog2x_avx512 (x: f64) -> f64
+        => xlog2x_impl::<false>(x), xlog2x_impl::<true>(x), xlog2x_impl::<true>(x)
 }
 
 /// Scratch of [`add_interval_xlog2x`]: running sums and their `x log2 x`
@@ -139,9 +168,11 @@ multiversion! {
     /// `out` starting at row `j0`): module docs. `prefix` is the series'
     /// prefix sums (`prefix[t] = Σ_{s<t} x[s]`, `n + 1` entries), used to
     /// start at row `j0 > 0`.
-    fn add_interval_xlog2x / add_interval_avx2 (
+    fn add_interval_xlog2x / add_interval_avx2 / add_interval_avx512 (
         x: &[f64], prefix: &[f64], j0: usize, j1: usize, out: &mut [f64], s: &mut IntervalScratch
-    ) => add_interval::<false>(x, prefix, j0, j1, out, s), add_interval::<true>(x, prefix, j0, j1, out, s)
+    ) => add_interval::<false>(x, prefix, j0, j1, out, s),
+        add_interval::<true>(x, prefix, j0, j1, out, s),
+        add_interval::<true>(x, prefix, j0, j1, out, s)
 }
 
 #[inline(always)]
@@ -183,7 +214,8 @@ fn add_interval<const F: bool>(
 
 multiversion! {
     /// `max_k a[k] + b[k]` over the common length (`-inf` when empty).
-    fn max_plus / max_plus_avx2 (a: &[f64], b: &[f64]) -> f64 => max_plus_impl(a, b), max_plus_impl(a, b)
+    fn max_plus / max_plus_avx2 / max_plus_avx512 (a: &[f64], b: &[f64]) -> f64
+        => max_plus_impl(a, b), max_plus_impl(a, b), max_plus_impl(a, b)
 }
 
 #[inline(always)]
@@ -207,111 +239,210 @@ fn max_plus_impl(a: &[f64], b: &[f64]) -> f64 {
         .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a })
 }
 
+/// Rows of one tile of [`segment_cols`]: the interval starts whose values
+/// are kept in registers while a column is computed.
+pub(crate) const TILE: usize = 16;
+
 multiversion! {
     /// The best segmentation value of every interval: `val(i, j) = max(a(i,
-    /// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`,
-    /// both start-major triangles (`(i, j)` at `tri(n, i, j)`, row `i`
-    /// holding `j = i..n`).
+    /// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`.
     ///
-    /// Push order: once `val(i, c-1)` is final it is added to row `c` of
-    /// `a` and pushed into the candidates `val(i, j)`, `j >= c`. Rows are
-    /// taken four at a time, so that each candidate is loaded and stored
-    /// once per four rows (the loop is bound by memory operations, not
-    /// arithmetic).
-    fn segment_all / segment_all_avx2 (a: &[f64], n: usize, val: &mut [f64])
-        => segment_all_impl(a, n, val, push4_scalar),
-        segment_all_impl(a, n, val, |c, v, r| {
+    /// `a` is square and column-major: `a(i, j)` at `j * np + i`, `np` a
+    /// multiple of [`TILE`] at least `n`, `-inf` where `i > j`. The values
+    /// come out tile-major: `val(i, j)` at `((i / TILE) * n + j) * TILE + i %
+    /// TILE` (`-inf` where `j >= i` rounded down to a tile `> i`; the
+    /// columns left of a tile's first start are left as they are).
+    ///
+    /// Pull order, vectorised over starts: rows `i` of one tile are
+    /// independent of every other row, so a tile's column `j` is one
+    /// register block of [`TILE`] candidates, folded over `c` with a
+    /// broadcast add and a `max` (no load or store of the candidates inside
+    /// the loop); column `c − 1` of the tile is final before column `j`
+    /// needs it. Lanes where `c <= i` read `val(i, c−1) = -inf` and change
+    /// nothing, so no lane needs a mask.
+    fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
+        a: &[f64], n: usize, np: usize, val: &mut [f64]
+    ) => segment_cols_impl(a, n, np, val, fold_scalar),
+        segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
-            unsafe { push4_avx2(c, v, r) }
+            unsafe { fold_avx2(acc, b, v) }
+        }),
+        segment_cols_impl(a, n, np, val, |acc, b, v| {
+            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
+            unsafe { fold_avx512(acc, b, v) }
         })
 }
 
-/// `cand[k] = max(cand[k], v[t] + rows[t][k])` for every `k` and `t < 4`.
+/// `acc[k] = max(acc[k], max_t v[t][k] + b[t])` over the columns `v` (each
+/// [`TILE`] values, `v.len() == TILE * b.len()`).
 #[inline(always)]
-fn push4_scalar(cand: &mut [f64], v: [f64; 4], rows: [&[f64]; 4]) {
-    let n = cand.len();
-    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
-    for k in 0..n {
-        let m = (v[0] + r0[k]).max(v[1] + r1[k]);
-        let m = m.max((v[2] + r2[k]).max(v[3] + r3[k]));
-        cand[k] = cand[k].max(m);
+fn fold_scalar(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
+    for (t, &bt) in b.iter().enumerate() {
+        let col = &v[t * TILE..(t + 1) * TILE];
+        for k in 0..TILE {
+            let x = col[k] + bt;
+            acc[k] = if x > acc[k] { x } else { acc[k] };
+        }
     }
 }
 
-/// [`push4_scalar`] with AVX2 `max` (one instruction, where `f64::max`
-/// needs NaN fix-ups and a select becomes a masked store).
+/// [`fold_scalar`] with AVX2: the [`TILE`] candidates in four registers,
+/// two sets of them (even and odd `t`) so that consecutive `max`es do not
+/// wait on each other.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn push4_avx2(cand: &mut [f64], v: [f64; 4], rows: [&[f64]; 4]) {
+unsafe fn fold_avx2(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
     use std::arch::x86_64::*;
-    let n = cand.len();
-    let [r0, r1, r2, r3] = rows.map(|r| &r[..n]);
-    let (v0, v1, v2, v3) = (
-        _mm256_set1_pd(v[0]),
-        _mm256_set1_pd(v[1]),
-        _mm256_set1_pd(v[2]),
-        _mm256_set1_pd(v[3]),
-    );
-    let mut k = 0;
-    while k + 4 <= n {
-        // SAFETY: k + 4 <= n and every row has n elements (sliced above).
-        unsafe {
-            let m0 = _mm256_max_pd(
-                _mm256_add_pd(v0, _mm256_loadu_pd(r0.as_ptr().add(k))),
-                _mm256_add_pd(v1, _mm256_loadu_pd(r1.as_ptr().add(k))),
-            );
-            let m1 = _mm256_max_pd(
-                _mm256_add_pd(v2, _mm256_loadu_pd(r2.as_ptr().add(k))),
-                _mm256_add_pd(v3, _mm256_loadu_pd(r3.as_ptr().add(k))),
-            );
-            let c = cand.as_mut_ptr().add(k);
-            _mm256_storeu_pd(c, _mm256_max_pd(_mm256_loadu_pd(c), _mm256_max_pd(m0, m1)));
+    assert!(v.len() >= b.len() * TILE);
+    let m = b.len();
+    let p = v.as_ptr();
+    // SAFETY: every load reads v[t * TILE..(t + 1) * TILE] with t < m
+    // (asserted above) or acc's own TILE values.
+    unsafe {
+        let mut e = [
+            _mm256_loadu_pd(acc.as_ptr()),
+            _mm256_loadu_pd(acc.as_ptr().add(4)),
+            _mm256_loadu_pd(acc.as_ptr().add(8)),
+            _mm256_loadu_pd(acc.as_ptr().add(12)),
+        ];
+        let mut o = [_mm256_set1_pd(f64::NEG_INFINITY); 4];
+        let mut t = 0;
+        while t + 2 <= m {
+            let b0 = _mm256_set1_pd(*b.get_unchecked(t));
+            let b1 = _mm256_set1_pd(*b.get_unchecked(t + 1));
+            let c0 = p.add(t * TILE);
+            let c1 = p.add((t + 1) * TILE);
+            for (k, (ek, ok)) in e.iter_mut().zip(o.iter_mut()).enumerate() {
+                *ek = _mm256_max_pd(*ek, _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
+                *ok = _mm256_max_pd(*ok, _mm256_add_pd(_mm256_loadu_pd(c1.add(4 * k)), b1));
+            }
+            t += 2;
         }
-        k += 4;
+        if t < m {
+            let b0 = _mm256_set1_pd(*b.get_unchecked(t));
+            let c0 = p.add(t * TILE);
+            for (k, ek) in e.iter_mut().enumerate() {
+                *ek = _mm256_max_pd(*ek, _mm256_add_pd(_mm256_loadu_pd(c0.add(4 * k)), b0));
+            }
+        }
+        for (k, (ek, ok)) in e.iter().zip(&o).enumerate() {
+            _mm256_storeu_pd(acc.as_mut_ptr().add(4 * k), _mm256_max_pd(*ek, *ok));
+        }
     }
-    push4_scalar(&mut cand[k..], v, [&r0[k..], &r1[k..], &r2[k..], &r3[k..]]);
+}
+
+/// [`fold_scalar`] with AVX-512: the [`TILE`] candidates in two registers,
+/// two sets of them as in [`fold_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
+    use std::arch::x86_64::*;
+    assert!(v.len() >= b.len() * TILE);
+    let m = b.len();
+    let p = v.as_ptr();
+    // SAFETY: as in fold_avx2.
+    unsafe {
+        let mut e0 = _mm512_loadu_pd(acc.as_ptr());
+        let mut e1 = _mm512_loadu_pd(acc.as_ptr().add(8));
+        let mut o0 = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut o1 = o0;
+        let mut t = 0;
+        while t + 2 <= m {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            let b1 = _mm512_set1_pd(*b.get_unchecked(t + 1));
+            let c0 = p.add(t * TILE);
+            let c1 = p.add((t + 1) * TILE);
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(c0), b0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(_mm512_loadu_pd(c0.add(8)), b0));
+            o0 = _mm512_max_pd(o0, _mm512_add_pd(_mm512_loadu_pd(c1), b1));
+            o1 = _mm512_max_pd(o1, _mm512_add_pd(_mm512_loadu_pd(c1.add(8)), b1));
+            t += 2;
+        }
+        if t < m {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            let c0 = p.add(t * TILE);
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(c0), b0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(_mm512_loadu_pd(c0.add(8)), b0));
+        }
+        _mm512_storeu_pd(acc.as_mut_ptr(), _mm512_max_pd(e0, o0));
+        _mm512_storeu_pd(acc.as_mut_ptr().add(8), _mm512_max_pd(e1, o1));
+    }
 }
 
 #[inline(always)]
-fn segment_all_impl(
+fn segment_cols_impl(
     a: &[f64],
     n: usize,
+    np: usize,
     val: &mut [f64],
-    push4: impl Fn(&mut [f64], [f64; 4], [&[f64]; 4]),
+    fold: impl Fn(&mut [f64; TILE], &[f64], &[f64]),
 ) {
-    let m = n * (n + 1) / 2;
+    let tiles = n.div_ceil(TILE);
     assert!(
-        a.len() >= m && val.len() >= m,
-        "segment_all: triangles of {n} slices"
+        np.is_multiple_of(TILE) && np >= n && a.len() >= np * n && val.len() >= tiles * n * TILE,
+        "segment_cols: {n} slices in squares of {np}"
     );
-    // Start of row c of `a` (and of `val`).
-    let row = |c: usize| c * (2 * n - c + 1) / 2;
-    for i in 0..n {
-        let start = row(i);
-        let len = n - i;
-        let cand = &mut val[start..start + len];
-        cand.copy_from_slice(&a[start..start + len]);
-        let mut c = i + 1;
-        while c < n {
-            let b = (n - c).min(4);
-            // Inside the block: val(i, c+t-1) is final once the rows c..c+t
-            // are pushed into positions below c+b; do those one by one.
-            let mut v = [f64::NEG_INFINITY; 4];
-            let mut rows: [&[f64]; 4] = [&[]; 4];
-            for t in 0..b {
-                v[t] = cand[c + t - 1 - i];
-                let r = &a[row(c + t)..row(c + t) + (n - c - t)];
-                for j in c + t..c + b {
-                    cand[j - i] = cand[j - i].max(v[t] + r[j - c - t]);
-                }
-                rows[t] = &r[c + b - c - t..];
-            }
-            // Past the block (only a full block has anything past it): the
-            // four rows at once.
-            if c + b < n {
-                push4(&mut cand[c + b - i..], v, rows);
-            }
-            c += b;
+    for (t, tile) in val.chunks_exact_mut(n * TILE).take(tiles).enumerate() {
+        let i0 = t * TILE;
+        // Columns left of the tile's first start hold no interval and are
+        // neither read nor written.
+        for j in i0..n {
+            let col = &a[j * np..(j + 1) * np];
+            let mut acc = [0.0; TILE];
+            acc.copy_from_slice(&col[i0..i0 + TILE]);
+            // c = i0+1..=j: broadcasts a(c, j), columns c-1 = i0..j.
+            let (done, rest) = tile.split_at_mut(j * TILE);
+            fold(&mut acc, &col[i0 + 1..=j], &done[i0 * TILE..]);
+            rest[..TILE].copy_from_slice(&acc);
+        }
+    }
+}
+
+multiversion! {
+    /// `x[k] += y[k]` over the common length (a node's children's sums).
+    fn add_to / add_to_avx2 / add_to_avx512 (x: &mut [f64], y: &[f64])
+        => add_to_impl(x, y), add_to_impl(x, y), add_to_impl(x, y)
+}
+
+#[inline(always)]
+fn add_to_impl(x: &mut [f64], y: &[f64]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+multiversion! {
+    /// The block values of one column: `x[k] = max(x[k], v)` (or `x[k] = v`
+    /// when `!kids`) with `v = p·gain[k] − q·loss[k] − cost`, the
+    /// criterion's value of one part (`q = 1 − p`, computed as
+    /// [`super::criterion::Criterion::value`] does, bit for bit).
+    fn block_values / block_values_avx2 / block_values_avx512 (
+        x: &mut [f64], gain: &[f64], loss: &[f64], p: f64, q: f64, cost: f64, kids: bool
+    ) => block_values_impl(x, gain, loss, p, q, cost, kids),
+        block_values_impl(x, gain, loss, p, q, cost, kids),
+        block_values_impl(x, gain, loss, p, q, cost, kids)
+}
+
+#[inline(always)]
+fn block_values_impl(
+    x: &mut [f64],
+    gain: &[f64],
+    loss: &[f64],
+    p: f64,
+    q: f64,
+    cost: f64,
+    kids: bool,
+) {
+    let n = x.len().min(gain.len()).min(loss.len());
+    let (x, gain, loss) = (&mut x[..n], &gain[..n], &loss[..n]);
+    if kids {
+        for k in 0..n {
+            let one = p * gain[k] - q * loss[k] - cost;
+            x[k] = if x[k] > one { x[k] } else { one };
+        }
+    } else {
+        for k in 0..n {
+            x[k] = p * gain[k] - q * loss[k] - cost;
         }
     }
 }
@@ -408,25 +539,54 @@ mod tests {
     }
 
     #[test]
-    fn segment_all_is_the_pull_recurrence() {
-        for n in 1..12 {
+    fn segment_cols_is_the_pull_recurrence() {
+        for n in 1..40usize {
+            let np = n.div_ceil(TILE) * TILE;
             let tri = |i: usize, j: usize| i * (2 * n - i + 1) / 2 + (j - i);
-            let a: Vec<f64> = (0..n * (n + 1) / 2)
+            let tv: Vec<f64> = (0..n * (n + 1) / 2)
                 .map(|k| (((k * 7919) % 23) as f64 - 11.0) * 0.25)
                 .collect();
-            let mut val = vec![0.0; a.len()];
-            segment_all(&a, n, &mut val);
-            let mut want = vec![0.0; a.len()];
+            let mut a = vec![f64::NEG_INFINITY; np * n];
+            for j in 0..n {
+                for i in 0..=j {
+                    a[j * np + i] = tv[tri(i, j)];
+                }
+            }
+            let mut want = vec![0.0; tv.len()];
             for i in 0..n {
                 for j in i..n {
-                    let mut m = a[tri(i, j)];
+                    let mut m = tv[tri(i, j)];
                     for c in i + 1..=j {
-                        m = m.max(want[tri(i, c - 1)] + a[tri(c, j)]);
+                        m = m.max(want[tri(i, c - 1)] + tv[tri(c, j)]);
                     }
                     want[tri(i, j)] = m;
                 }
             }
-            assert_eq!(val, want, "{n}");
+            let tiles = n.div_ceil(TILE);
+            for version in 0..3 {
+                let mut val = vec![0.0; tiles * n * TILE];
+                match version {
+                    0 => segment_cols(&a, n, np, &mut val),
+                    1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar),
+                    // The AVX2 build where the dispatch picks AVX-512.
+                    #[cfg(target_arch = "x86_64")]
+                    _ if avx2() => {
+                        // SAFETY: the CPU has AVX2 and FMA.
+                        unsafe { segment_cols_avx2(&a, n, np, &mut val) }
+                    }
+                    _ => segment_cols(&a, n, np, &mut val),
+                }
+                for i in 0..np {
+                    for j in (i / TILE) * TILE..n {
+                        let got = val[((i / TILE) * n + j) * TILE + i % TILE];
+                        if i <= j {
+                            assert_eq!(got, want[tri(i, j)], "{n} ({i}, {j})");
+                        } else {
+                            assert_eq!(got, f64::NEG_INFINITY, "{n} ({i}, {j})");
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -39,13 +39,6 @@ pub struct TemporalQualities {
     loss: Vec<f64>,
 }
 
-/// Index of interval `i..=j` in a start-major triangular array of `n`
-/// slices (row `i` holds `j = i..n`).
-#[inline(always)]
-pub(crate) fn tri(n: usize, i: usize, j: usize) -> usize {
-    i * (2 * n - i + 1) / 2 + (j - i)
-}
-
 /// Rows `0..n` of an end-major triangle cut into at most `blocks` runs of
 /// about equal area: `[0, .., n]`.
 pub(crate) fn row_blocks(n: usize, blocks: usize) -> Vec<usize> {
@@ -70,12 +63,15 @@ pub(crate) fn gain_loss(x: Vec<f64>, tot: &[f64], ent: &[f64], size: f64) -> (Ve
     let n = tot.len() - 1;
     let mut gain = x;
     let mut loss = vec![0.0; gain.len()];
+    // log2 |X| per interval length (one libm call per length, not per
+    // interval: the same values).
+    let log_size: Vec<f64> = (1..=n).map(|len| (size * len as f64).log2()).collect();
     for j in 0..n {
         let row = end_tri(j);
         for i in 0..=j {
             let g = gain[row + i] - (ent[j + 1] - ent[i]);
             gain[row + i] = g;
-            loss[row + i] = (size * (j - i + 1) as f64).log2() * (tot[j + 1] - tot[i]) - g;
+            loss[row + i] = log_size[j - i] * (tot[j + 1] - tot[i]) - g;
         }
     }
     (gain, loss)

@@ -107,13 +107,18 @@ impl DirIndex {
         let mut levels: Vec<Level> = by_depth
             .into_iter()
             .map(|(depth, mut pos)| {
-                pos.sort_by(|&a, &b| {
+                let order = |&a: &u32, &b: &u32| {
                     let (ea, eb) = (&directory[a as usize], &directory[b as usize]);
                     ea.time_box
                         .start
                         .total_cmp(&eb.time_box.start)
                         .then(a.cmp(&b))
-                });
+                };
+                // Usually sorted already (nodes of a depth are written in
+                // time order); the key is unique, so skipping is exact.
+                if !pos.is_sorted_by(|a, b| order(a, b).is_le()) {
+                    pos.sort_by(order);
+                }
                 let start: Vec<f64> = pos
                     .iter()
                     .map(|&p| directory[p as usize].time_box.start)

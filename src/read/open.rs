@@ -226,6 +226,8 @@ impl Slog2File {
         }
         let mut node_index = FxHashMap::default();
         node_index.reserve(directory.len());
+        // Each ID's first entry, in directory order.
+        let mut by_position: Vec<(NodeId, usize)> = Vec::with_capacity(directory.len());
         for (i, e) in directory.iter().enumerate() {
             let at = dir_r.start as u64 + 4 + (i * DIR_ENTRY_SIZE) as u64;
             if e.ptr.is_null() {
@@ -245,7 +247,10 @@ impl Slog2File {
                     ),
                 ));
             }
-            node_index.entry(e.id).or_insert(i);
+            if let std::collections::hash_map::Entry::Vacant(v) = node_index.entry(e.id) {
+                v.insert(i);
+                by_position.push((e.id, i));
+            }
         }
 
         check_disjoint_nodes(&directory, dir_r.start as u64)?;
@@ -282,9 +287,9 @@ impl Slog2File {
             )
         })?;
 
-        let mut by_position: Vec<(NodeId, usize)> =
-            node_index.iter().map(|(&id, &i)| (id, i)).collect();
-        by_position.sort_unstable_by_key(|(id, _)| (id.depth, id.xpos));
+        // Stable (the keys are unique): merges the directory's runs, one
+        // per depth.
+        by_position.sort_by_key(|(id, _)| (id.depth, id.xpos));
 
         Ok(Slog2File {
             backing: std::sync::Arc::new(backing),
@@ -399,7 +404,9 @@ pub(super) fn check_disjoint_nodes(directory: &[DirEntry], dir_offset: u64) -> R
         .enumerate()
         .map(|(i, e)| (e.ptr.offset, e.ptr.offset + i64::from(e.ptr.size), i))
         .collect();
-    spans.sort_unstable();
+    // A stable sort (the keys are unique: the same order as any sort)
+    // merges the directory's runs: each depth's nodes lie in file order.
+    spans.sort();
     for w in spans.windows(2) {
         let ((a0, a1, i), (b0, b1, j)) = (w[0], w[1]);
         if b0 < a1 {
