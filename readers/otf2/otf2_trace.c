@@ -77,6 +77,7 @@
 
 #include "otf2_internal.h"
 #include "otf2_spill.h"
+#include "slog2_trace_ext.h"
 
 static struct _trace_file *open_list;
 
@@ -505,6 +506,60 @@ TRACE_EXPORT int TRACE_Get_next_primitive(const TRACE_file fp, int *category_ind
     if (++fp->qhead == fp->qcap)
         fp->qhead = 0;
     fp->qlen--;
+    return 0;
+}
+
+/* slog2's extension (include/slog2_trace_ext.h): the run of queued
+ * drawables in one call, the same copies as Peek + Get of each. */
+TRACE_EXPORT int SLOG2_TRACE_Get_next_primitives(const TRACE_file fp, int max_primitives, int *n_primitives,
+                                                 double starttime[], double endtime[], int category_index[],
+                                                 int n_tcoords[], double tcoord_base[], int tcoord_max,
+                                                 int n_ycoords[], int ycoord_base[], int ycoord_max,
+                                                 int n_bytes[], char byte_base[], int byte_max)
+{
+    CHECK_FP(fp, "SLOG2_TRACE_Get_next_primitives");
+    if (!n_primitives || max_primitives < 0 || tcoord_max < 0 || ycoord_max < 0 || byte_max < 0 ||
+        (max_primitives && (!starttime || !endtime || !category_index || !n_tcoords || !n_ycoords || !n_bytes)) ||
+        (tcoord_max && !tcoord_base) || (ycoord_max && !ycoord_base) || (byte_max && !byte_base))
+        return fail(NULL, ERR_ARG, "SLOG2_TRACE_Get_next_primitives: NULL or negative argument");
+    *n_primitives = 0;
+    int n = 0, tp = 0, bp = 0;
+    while (n < max_primitives) {
+        if (!at_drawable(fp)) {
+            if (fp->cat_next < fp->ncats || !fp->ymap_done)
+                break;
+            /* An error after copied primitives stays sticky for the next call. */
+            if (fill(fp))
+                return n ? (*n_primitives = n, 0) : fp->err;
+            if (!fp->qlen)
+                break;
+        }
+        const drawable *d = &fp->q[fp->qhead];
+        if (d->nv > tcoord_max - tp || d->nv > ycoord_max - tp || d->nbytes > byte_max - bp)
+            break;
+        double a = d->t[0], b = d->nv > 1 ? d->t[1] : d->t[0];
+        starttime[n] = a < b ? a : b;
+        endtime[n] = a < b ? b : a;
+        category_index[n] = d->cat;
+        tcoord_base[tp] = d->t[0];
+        ycoord_base[tp] = d->y[0];
+        if (d->nv > 1) {
+            tcoord_base[tp + 1] = d->t[1];
+            ycoord_base[tp + 1] = d->y[1];
+        }
+        n_tcoords[n] = n_ycoords[n] = d->nv;
+        tp += d->nv;
+        if (d->nbytes) {
+            memcpy(byte_base + bp, d->info, (size_t)d->nbytes);
+            bp += d->nbytes;
+        }
+        n_bytes[n] = d->nbytes;
+        n++;
+        if (++fp->qhead == fp->qcap)
+            fp->qhead = 0;
+        fp->qlen--;
+    }
+    *n_primitives = n;
     return 0;
 }
 

@@ -154,21 +154,11 @@ fn read<S: TraceSource>(mut src: S, tx: &SyncSender<Batch>, spare: &Receiver<Vec
     loop {
         let mut records = spare.try_recv().unwrap_or_default();
         records.reserve(BATCH);
-        let (mut error, mut last) = (None, false);
-        while records.len() < BATCH {
-            match src.next_record() {
-                Ok(Some(r)) => records.push(r),
-                Ok(None) => {
-                    last = true;
-                    break;
-                }
-                Err(e) => {
-                    error = Some(e);
-                    last = true;
-                    break;
-                }
-            }
-        }
+        let want = BATCH.saturating_sub(records.len());
+        let (error, last) = match src.append_records(&mut records, want) {
+            Ok(end) => (None, end),
+            Err(e) => (Some(e), true),
+        };
         let batch = Batch {
             records,
             error,

@@ -112,6 +112,21 @@ pub trait TraceSource {
         Ok(())
     }
 
+    /// Append up to `max` next records to `out` (for a reading thread that
+    /// fills batches of its own); `Ok(true)` when the source ended. On an
+    /// error the records read before it are already in `out`. The default
+    /// calls [`next_record`](Self::next_record) for each; a C TRACE library
+    /// with slog2's bulk extension fills many at a time (`plugin`).
+    fn append_records(&mut self, out: &mut Vec<Record>, max: usize) -> Result<bool> {
+        for _ in 0..max {
+            match self.next_record()? {
+                Some(r) => out.push(r),
+                None => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+
     /// What the source skipped as it read (lines that are no record), as
     /// one sentence for a warning; `None` when nothing was skipped.
     fn skipped(&self) -> Option<String> {

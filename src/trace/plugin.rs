@@ -122,6 +122,24 @@ type GetPrimFn = unsafe extern "C" fn(
 ) -> c_int;
 type PeekCompFn =
     unsafe extern "C" fn(TraceFile, *mut f64, *mut f64, *mut c_int, *mut c_int) -> c_int;
+/// `SLOG2_TRACE_Get_next_primitives` (include/slog2_trace_ext.h).
+type BulkFn = unsafe extern "C" fn(
+    TraceFile,
+    c_int,
+    *mut c_int,
+    *mut f64,
+    *mut f64,
+    *mut c_int,
+    *mut c_int,
+    *mut f64,
+    c_int,
+    *mut c_int,
+    *mut c_int,
+    c_int,
+    *mut c_int,
+    *mut c_char,
+    c_int,
+) -> c_int;
 type GetCompFn = unsafe extern "C" fn(
     TraceFile,
     *mut c_int,
@@ -144,7 +162,22 @@ struct Api {
     get_prim: GetPrimFn,
     peek_comp: PeekCompFn,
     get_comp: GetCompFn,
+    /// slog2's optional bulk extension, when the library exports it.
+    bulk: Option<BulkFn>,
 }
+
+/// The optional symbol of slog2's bulk extension (include/slog2_trace_ext.h).
+pub const BULK_SYMBOL: &str = "SLOG2_TRACE_Get_next_primitives";
+
+/// Environment variable that, set to anything but empty or `0`, makes
+/// [`PluginSource::open`] ignore the bulk extension (to compare both paths).
+pub const NO_EXT_ENV: &str = "SLOG2_TRACE_NO_EXT";
+
+/// Primitives asked for per bulk call, and the room for their coordinates
+/// and info bytes (a primitive that does not fit goes the standard way).
+const BULK_PRIMS: usize = 256;
+const BULK_COORDS: usize = 4 * BULK_PRIMS;
+const BULK_BYTES: usize = 64 * BULK_PRIMS;
 
 /// Names of the symbols a TRACE plugin must export.
 pub const REQUIRED_SYMBOLS: [&str; 12] = [
@@ -181,6 +214,8 @@ pub struct PluginSource {
     /// next: three fresh zeroed vectors per primitive, allocated and freed,
     /// were a quarter of an OTF2 conversion's instructions.
     scratch: Scratch,
+    /// The arrays of the bulk extension (allocated at its first use).
+    bulk: Bulk,
     // Keep the library loaded while the function pointers live.
     _lib: libloading::Library,
 }
@@ -191,6 +226,64 @@ struct Scratch {
     t: Vec<f64>,
     y: Vec<c_int>,
     b: Vec<u8>,
+}
+
+/// The caller arrays of `SLOG2_TRACE_Get_next_primitives`.
+#[derive(Default)]
+struct Bulk {
+    start: Vec<f64>,
+    end: Vec<f64>,
+    cat: Vec<c_int>,
+    nt: Vec<c_int>,
+    ny: Vec<c_int>,
+    nb: Vec<c_int>,
+    t: Vec<f64>,
+    y: Vec<c_int>,
+    b: Vec<u8>,
+}
+
+impl Bulk {
+    fn ready(&mut self) {
+        if self.t.is_empty() {
+            for v in [&mut self.start, &mut self.end] {
+                v.resize(BULK_PRIMS, 0.0);
+            }
+            for v in [&mut self.cat, &mut self.nt, &mut self.ny, &mut self.nb] {
+                v.resize(BULK_PRIMS, 0);
+            }
+            self.t.resize(BULK_COORDS, 0.0);
+            self.y.resize(BULK_COORDS, 0);
+            self.b.resize(BULK_BYTES, 0);
+        }
+    }
+}
+
+/// A primitive of category `cat` from the coordinates and info bytes a
+/// plugin wrote; `record` (1-based) names it in errors.
+fn build_primitive(cat: c_int, t: &[f64], y: &[c_int], b: &[u8], record: u64) -> Result<Primitive> {
+    let (ont, ony) = (t.len(), y.len());
+    if ont == 0 || ony == 0 {
+        return Err(Error::Source(format!(
+            "primitive (record {record}) has {ont} time and {ony} y coordinates; at least 1 of each is required"
+        )));
+    }
+    // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
+    // States, arrows and events are built in place (collecting from an
+    // iterator cost more than the rest of this function).
+    let vertices = match ont {
+        1 => Vertices::from_buf_and_len([Vertex::new(t[0], y[0]); 2], 1),
+        2 => Vertices::from_buf([
+            Vertex::new(t[0], y[0]),
+            Vertex::new(t[1], y[if ony >= 2 { 1 } else { 0 }]),
+        ]),
+        _ => (0..ont)
+            .map(|i| {
+                let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
+                Vertex::new(t[i], y[yi])
+            })
+            .collect(),
+    };
+    Ok(Primitive::new(cat, vertices, InfoBytes::from_slice(b)))
 }
 
 /// The first `n.max(1)` elements of `v`, grown with zeros if shorter.
@@ -341,6 +434,11 @@ impl PluginSource {
                 get_prim: *library.get(b"TRACE_Get_next_primitive").map_err(sym_err)?,
                 peek_comp: *library.get(b"TRACE_Peek_next_composite").map_err(sym_err)?,
                 get_comp: *library.get(b"TRACE_Get_next_composite").map_err(sym_err)?,
+                bulk: if no_ext() {
+                    None
+                } else {
+                    library.get::<BulkFn>(BULK_SYMBOL.as_bytes()).ok().map(|f| *f)
+                },
             }
         };
         let spec = CString::new(filespec)
@@ -354,6 +452,7 @@ impl PluginSource {
             lib_name,
             records: 0,
             scratch: Scratch::default(),
+            bulk: Bulk::default(),
             _lib: library,
         };
         if fp.is_null() {
@@ -479,30 +578,95 @@ impl PluginSource {
         let ont = self.count("TRACE_Get_next_primitive", ont)?.min(nt);
         let ony = self.count("TRACE_Get_next_primitive", ony)?.min(ny);
         let onb = self.count("TRACE_Get_next_primitive", onb)?.min(nb);
-        if ont == 0 || ony == 0 {
-            return Err(Error::Source(format!(
-                "primitive (record {}) has {ont} time and {ony} y coordinates; at least 1 of each is required",
-                self.records + 1
-            )));
+        build_primitive(cat, &t[..ont], &y[..ony], &b[..onb], self.records + 1)
+    }
+
+    /// Does this source read through slog2's bulk extension?
+    pub fn uses_bulk(&self) -> bool {
+        self.api.bulk.is_some()
+    }
+
+    /// Append up to `max` records to `out` through the bulk extension
+    /// `bulk`; a record it does not take (not a primitive, too large) goes
+    /// through [`next_record`](TraceSource::next_record).
+    fn append_bulk(&mut self, bulk: BulkFn, out: &mut Vec<Record>, max: usize) -> Result<bool> {
+        let mut bk = std::mem::take(&mut self.bulk);
+        bk.ready();
+        let got = self.append_bulk_with(bulk, &mut bk, out, max);
+        self.bulk = bk;
+        got
+    }
+
+    fn append_bulk_with(
+        &mut self,
+        bulk: BulkFn,
+        bk: &mut Bulk,
+        out: &mut Vec<Record>,
+        max: usize,
+    ) -> Result<bool> {
+        let what = BULK_SYMBOL;
+        let mut left = max;
+        while left > 0 {
+            let ask = left.min(BULK_PRIMS);
+            let mut n: c_int = 0;
+            // SAFETY: the symbol has the signature of slog2_trace_ext.h (the
+            // contract of exporting it); every array holds at least the
+            // count passed with it.
+            self.call(what, unsafe {
+                bulk(
+                    self.fp,
+                    ask as c_int,
+                    &mut n,
+                    bk.start.as_mut_ptr(),
+                    bk.end.as_mut_ptr(),
+                    bk.cat.as_mut_ptr(),
+                    bk.nt.as_mut_ptr(),
+                    bk.t.as_mut_ptr(),
+                    BULK_COORDS as c_int,
+                    bk.ny.as_mut_ptr(),
+                    bk.y.as_mut_ptr(),
+                    BULK_COORDS as c_int,
+                    bk.nb.as_mut_ptr(),
+                    bk.b.as_mut_ptr().cast::<c_char>(),
+                    BULK_BYTES as c_int,
+                )
+            })?;
+            let n = self.count(what, n)?;
+            if n == 0 {
+                // Not a primitive here, or too large: the standard calls.
+                match self.next_record()? {
+                    Some(r) => out.push(r),
+                    None => return Ok(true),
+                }
+                left -= 1;
+                continue;
+            }
+            if n > ask {
+                return Err(self.bad_count(what, n as c_int));
+            }
+            let (mut tp, mut yp, mut bp) = (0usize, 0usize, 0usize);
+            for i in 0..n {
+                let nt = self.count(what, bk.nt[i])?;
+                let ny = self.count(what, bk.ny[i])?;
+                let nb = self.count(what, bk.nb[i])?;
+                let (Some(t), Some(y), Some(b)) = (
+                    bk.t.get(tp..tp + nt),
+                    bk.y.get(yp..yp + ny),
+                    bk.b.get(bp..bp + nb),
+                ) else {
+                    return Err(self.bad_count(what, bk.nt[i].max(bk.ny[i]).max(bk.nb[i])));
+                };
+                let primitive = build_primitive(bk.cat[i], t, y, b, self.records + 1)?;
+                out.push(Record::Primitive(TracePrimitive {
+                    stated: TimeBox::new(bk.start[i], bk.end[i]),
+                    primitive,
+                }));
+                self.records += 1;
+                (tp, yp, bp) = (tp + nt, yp + ny, bp + nb);
+            }
+            left -= n;
         }
-        // Vertex i takes y[i]; with fewer ys than times, y[i/2] (trace-api.md §1.4).
-        // States, arrows and events are built in place (collecting from an
-        // iterator cost more than the rest of this function).
-        let vertices = match ont {
-            1 => Vertices::from_buf_and_len([Vertex::new(t[0], y[0]); 2], 1),
-            2 => Vertices::from_buf([
-                Vertex::new(t[0], y[0]),
-                Vertex::new(t[1], y[if ony >= 2 { 1 } else { 0 }]),
-            ]),
-            _ => (0..ont)
-                .map(|i| {
-                    let yi = if ony >= ont { i } else { (i / 2).min(ony - 1) };
-                    Vertex::new(t[i], y[yi])
-                })
-                .collect(),
-        };
-        let info = InfoBytes::from_slice(&b[..onb]);
-        Ok(Primitive::new(cat, vertices, info))
+        Ok(false)
     }
 
     fn category(&mut self) -> Result<Category> {
@@ -698,6 +862,11 @@ impl PluginSource {
     }
 }
 
+/// Is the bulk extension switched off ([`NO_EXT_ENV`])?
+fn no_ext() -> bool {
+    std::env::var_os(NO_EXT_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 fn sym_err(e: libloading::Error) -> Error {
     Error::Source(format!("cannot resolve TRACE symbol: {e}"))
 }
@@ -725,6 +894,19 @@ impl TraceSource for PluginSource {
         };
         self.records += 1;
         Ok(Some(rec))
+    }
+
+    fn append_records(&mut self, out: &mut Vec<Record>, max: usize) -> Result<bool> {
+        if let Some(bulk) = self.api.bulk {
+            return self.append_bulk(bulk, out, max);
+        }
+        for _ in 0..max {
+            match self.next_record()? {
+                Some(r) => out.push(r),
+                None => return Ok(true),
+            }
+        }
+        Ok(false)
     }
 
     fn location(&self) -> String {
