@@ -15,6 +15,20 @@
 //! called by a converter and slog2sdk's own sample reader does not export
 //! them, so they are not required.
 //!
+//! # slog2's bulk extension (optional)
+//!
+//! Three calls per drawable (Peek_next_kind, Peek_next_primitive,
+//! Get_next_primitive) were a third of the OTF2 plugin's reading thread. A
+//! library may also export `SLOG2_TRACE_Get_next_primitives`
+//! (`include/slog2_trace_ext.h`, ours, not slog2sdk's): one call copies a run
+//! of consecutive primitives into arrays. It is looked up with `dlsym` at
+//! load and used by [`TraceSource::append_records`] (the read-ahead thread);
+//! every record it does not take (a category, the y-map, a composite, a
+//! primitive too large for its arrays, the end) and every error goes
+//! through the standard calls, so records, locations and messages are those
+//! of the standard protocol. `SLOG2_TRACE_NO_EXT=1` ignores the extension;
+//! a library without it is read as before.
+//!
 //! # Readers found without `--trace-lib` (plugin discovery)
 //!
 //! Some foreign formats are read by plugins this project ships itself: an
@@ -612,7 +626,7 @@ impl PluginSource {
             // SAFETY: the symbol has the signature of slog2_trace_ext.h (the
             // contract of exporting it); every array holds at least the
             // count passed with it.
-            self.call(what, unsafe {
+            let rc = unsafe {
                 bulk(
                     self.fp,
                     ask as c_int,
@@ -630,10 +644,12 @@ impl PluginSource {
                     bk.b.as_mut_ptr().cast::<c_char>(),
                     BULK_BYTES as c_int,
                 )
-            })?;
-            let n = self.count(what, n)?;
+            };
+            // On an error, or nothing taken (not a primitive, too large),
+            // the standard calls read the next record: a TRACE error is
+            // sticky for its handle, so they report it as they always did.
+            let n = if rc == 0 { self.count(what, n)? } else { 0 };
             if n == 0 {
-                // Not a primitive here, or too large: the standard calls.
                 match self.next_record()? {
                     Some(r) => out.push(r),
                     None => return Ok(true),

@@ -21,7 +21,9 @@
       the many-locations path (otf2_grouped.c: locations read in groups through
       sorted runs), forced with SLOG2_OTF2_OPEN_LOCATIONS=2: `convert` and
       `errors` above again, and the .slog2 files (and stderr reports) of the
-      scenario and of a 64-rank archive are byte-identical to the direct path.
+      scenario and of a 64-rank archive are byte-identical to the direct path;
+      so are those read without slog2's bulk extension (SLOG2_TRACE_NO_EXT=1:
+      the standard TRACE calls, one primitive at a time), on both paths.
   check_otf2.py many WORK SLOG2 OTF2_GEN LOCATIONS MAX_MB
       an archive of LOCATIONS ranks (otf2_gen bench) converts with a peak RSS
       of at most MAX_MB (issue #27: memory bounded by what is open, not by the
@@ -207,11 +209,15 @@ def errors(work, slog2, outdir=None):
         print("ok: %s: %s" % (name, r.stderr.strip().splitlines()[-1][:200]))
 
 
-def convert_with(slog2, anchor, out, open_locations):
-    """`slog2 convert` with SLOG2_OTF2_OPEN_LOCATIONS set (None: unset);
-    returns the output's bytes and the stderr report."""
+def convert_with(slog2, anchor, out, open_locations, no_ext=False):
+    """`slog2 convert` with SLOG2_OTF2_OPEN_LOCATIONS set (None: unset),
+    and with SLOG2_TRACE_NO_EXT=1 when `no_ext`; returns the output's bytes
+    and the stderr report."""
     env = dict(os.environ)
     env.pop("SLOG2_OTF2_OPEN_LOCATIONS", None)
+    env.pop("SLOG2_TRACE_NO_EXT", None)
+    if no_ext:
+        env["SLOG2_TRACE_NO_EXT"] = "1"
     if open_locations is not None:
         env["SLOG2_OTF2_OPEN_LOCATIONS"] = str(open_locations)
     r = run([slog2, "convert", "-q", anchor, "-o", out], env=env)
@@ -236,13 +242,18 @@ def spill(work, slog2, timeorder, gen):
     for name, anchor, direct, groups in (("scenario", os.path.join(work, "scenario", "traces.otf2"), None, [1, 2, 3]),
                                          ("64 ranks", os.path.join(wide, "traces.otf2"), 64, [None, 5, 1])):
         want = convert_with(slog2, anchor, os.path.join(outdir, "direct.slog2"), direct)
-        for k in groups:
-            got = convert_with(slog2, anchor, os.path.join(outdir, "grouped.slog2"), k)
-            if got[0] != want[0]:
-                fail("%s: groups of %s locations give a different .slog2 than the direct path" % (name, k))
-            if got[1] != want[1]:
-                fail("%s: groups of %s locations report differently:\n%s\nvs direct:\n%s" % (name, k, got[1], want[1]))
-        print("ok: %s: groups of %s locations give the direct path's %d bytes" % (name, groups, len(want[0])))
+        for k in [direct] + groups:
+            for no_ext in (False, True):
+                if k == direct and not no_ext:
+                    continue
+                how = "groups of %s locations%s" % (k, " without the bulk extension" if no_ext else "")
+                got = convert_with(slog2, anchor, os.path.join(outdir, "grouped.slog2"), k, no_ext)
+                if got[0] != want[0]:
+                    fail("%s: %s give a different .slog2 than the direct path" % (name, how))
+                if got[1] != want[1]:
+                    fail("%s: %s report differently:\n%s\nvs direct:\n%s" % (name, how, got[1], want[1]))
+        print("ok: %s: groups of %s locations, with and without the bulk extension, give the direct path's %d bytes"
+              % (name, groups, len(want[0])))
 
 
 def many(work, slog2, gen, locations, max_mb):
