@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate include/trace_API.h and include/slog2.h with cbindgen.
+# (include/slog2_trace_ext.h is hand-written: it declares slog2's optional bulk
+# extension that a TRACE *reader* may export, no function of libslog2.)
 #   scripts/gen-headers.sh          write them
 #   scripts/gen-headers.sh --check  fail (exit 1) if regenerating would change a byte
 set -euo pipefail

@@ -5,7 +5,7 @@
 #
 # Runs `cargo build --release` in the repository root, then lays out
 #   PREFIX/lib/libslog2.so, PREFIX/lib/libslog2.a
-#   PREFIX/include/*.h                 (every header in include/: trace_API.h, slog2.h)
+#   PREFIX/include/*.h                 (every header in include/: trace_API.h, slog2.h, slog2_trace_ext.h)
 #   PREFIX/lib/cmake/slog2/slog2Config.cmake, slog2ConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/slog2.pc
 #   PREFIX/bin/slog2                   (the command-line tool)

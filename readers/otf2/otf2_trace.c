@@ -34,6 +34,11 @@
  * applied the ClockOffset definitions of each location (we read every
  * location's local definitions so the event readers know them).
  *
+ * BULK: also exports slog2's optional extension SLOG2_TRACE_Get_next_primitives
+ * (include/slog2_trace_ext.h): the queued drawables in one call, the same
+ * copies as TRACE_Peek_next_primitive + TRACE_Get_next_primitive of each;
+ * slog2 uses it when present (SLOG2_TRACE_NO_EXT=1: not).
+ *
  * ORDER: drawables come in non-decreasing end time without a reorder buffer:
  * each is emitted at the event where it ends, in OTF2's merged event stream
  * (otf2_events.c explains how and what is held meanwhile).

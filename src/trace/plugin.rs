@@ -224,17 +224,25 @@ pub struct PluginSource {
     fp: TraceFile,
     lib_name: String,
     records: u64,
-    /// The arrays a primitive's Get fills, kept from one primitive to the
-    /// next: three fresh zeroed vectors per primitive, allocated and freed,
-    /// were a quarter of an OTF2 conversion's instructions.
-    scratch: Scratch,
-    /// The arrays of the bulk extension (allocated at its first use).
-    bulk: Bulk,
+    /// The caller arrays of the TRACE calls, kept from one call to the next
+    /// (boxed: a source is moved about).
+    bufs: Box<Buffers>,
     // Keep the library loaded while the function pointers live.
     _lib: libloading::Library,
 }
 
-/// The caller arrays of `TRACE_Get_next_primitive` (see [`PluginSource`]).
+/// The arrays a [`PluginSource`] hands to the library.
+#[derive(Default)]
+struct Buffers {
+    /// Those of `TRACE_Get_next_primitive`, kept from one primitive to the
+    /// next: three fresh zeroed vectors per primitive, allocated and freed,
+    /// were a quarter of an OTF2 conversion's instructions.
+    scratch: Scratch,
+    /// Those of the bulk extension (allocated at its first use).
+    bulk: Bulk,
+}
+
+/// The caller arrays of `TRACE_Get_next_primitive` (see [`Buffers`]).
 #[derive(Default)]
 struct Scratch {
     t: Vec<f64>,
@@ -451,7 +459,10 @@ impl PluginSource {
                 bulk: if no_ext() {
                     None
                 } else {
-                    library.get::<BulkFn>(BULK_SYMBOL.as_bytes()).ok().map(|f| *f)
+                    library
+                        .get::<BulkFn>(BULK_SYMBOL.as_bytes())
+                        .ok()
+                        .map(|f| *f)
                 },
             }
         };
@@ -465,8 +476,7 @@ impl PluginSource {
             fp,
             lib_name,
             records: 0,
-            scratch: Scratch::default(),
-            bulk: Bulk::default(),
+            bufs: Box::default(),
             _lib: library,
         };
         if fp.is_null() {
@@ -546,9 +556,9 @@ impl PluginSource {
         let nt = self.count("TRACE_Peek_next_primitive", nt)?;
         let ny = self.count("TRACE_Peek_next_primitive", ny)?;
         let nb = self.count("TRACE_Peek_next_primitive", nb)?;
-        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut scratch = std::mem::take(&mut self.bufs.scratch);
         let got = self.get_primitive(&mut scratch, nt, ny, nb);
-        self.scratch = scratch;
+        self.bufs.scratch = scratch;
         Ok(TracePrimitive {
             stated: TimeBox::new(s, e),
             primitive: got?,
@@ -604,10 +614,10 @@ impl PluginSource {
     /// `bulk`; a record it does not take (not a primitive, too large) goes
     /// through [`next_record`](TraceSource::next_record).
     fn append_bulk(&mut self, bulk: BulkFn, out: &mut Vec<Record>, max: usize) -> Result<bool> {
-        let mut bk = std::mem::take(&mut self.bulk);
+        let mut bk = std::mem::take(&mut self.bufs.bulk);
         bk.ready();
         let got = self.append_bulk_with(bulk, &mut bk, out, max);
-        self.bulk = bk;
+        self.bufs.bulk = bk;
         got
     }
 
