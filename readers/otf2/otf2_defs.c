@@ -31,12 +31,6 @@ const char *str(struct _trace_file *fp, uint32_t ref)
     return i >= 0 ? fp->strings[i] : NULL;
 }
 
-double to_seconds(struct _trace_file *fp, uint64_t t)
-{
-    double d = t >= fp->offset ? (double)(t - fp->offset) : -(double)(fp->offset - t);
-    return d / (double)fp->resolution;
-}
-
 /* Describe a location for error texts. */
 void describe_loc(struct _trace_file *fp, int li, char *buf, size_t n)
 {
@@ -202,6 +196,7 @@ static OTF2_CallbackCode def_group(void *u, OTF2_GroupRef self, OTF2_StringRef n
         DEF_OOM(fp);
     if (n)
         memcpy(g->members, members, n * sizeof(uint64_t));
+    fp->cc_valid = 0;
     if (umap_put(&fp->group_ix, self, (int32_t)fp->ngroups)) {
         free(g->members);
         DEF_OOM(fp);
@@ -222,6 +217,7 @@ static OTF2_CallbackCode def_comm(void *u, OTF2_CommRef self, OTF2_StringRef nam
     if (grow((void **)&fp->comms, &fp->comms_cap, fp->ncomms + 1, sizeof(comm_def)))
         DEF_OOM(fp);
     fp->comms[fp->ncomms] = (comm_def){ group, NULL, 0 };
+    fp->cc_valid = 0;
     if (umap_put(&fp->comm_ix, self, (int32_t)fp->ncomms))
         DEF_OOM(fp);
     fp->ncomms++;
@@ -331,11 +327,17 @@ static int assign_world_ranks(struct _trace_file *fp)
 int64_t comm_rank(struct _trace_file *fp, uint32_t comm, int li)
 {
     int wr = fp->locs[li].world_rank;
-    int ci = umap_get(&fp->comm_ix, comm);
+    int ci, gi;
+    if (fp->cc_valid && fp->cc_ref == comm) {
+        ci = fp->cc_ci, gi = fp->cc_gi;
+    } else {
+        ci = umap_get(&fp->comm_ix, comm);
+        gi = ci < 0 ? -1 : umap_get(&fp->group_ix, fp->comms[ci].group);
+        fp->cc_valid = 1, fp->cc_ref = comm, fp->cc_ci = ci, fp->cc_gi = gi;
+    }
     if (ci < 0 || wr < 0)
         return wr;
     comm_def *c = &fp->comms[ci];
-    int gi = umap_get(&fp->group_ix, c->group);
     if (gi < 0)
         return wr;
     group_def *g = &fp->groups[gi];

@@ -156,6 +156,11 @@ struct _trace_file {
     comm_def *comms;
     size_t ncomms, comms_cap;
     umap comm_ix;
+    /* the last communicator comm_rank() looked up (messages of one run use
+     * one or a few): its ref, index and group index; reset by new definitions */
+    int cc_valid;
+    uint32_t cc_ref;
+    int cc_ci, cc_gi;
     umap group_ix_by_locgroup; /* location group ref -> thread counter */
     umap group_node;           /* location group ref -> its system tree node (y-map column) */
     umap node_parent;          /* system tree node ref -> its parent (-1: the root) */
@@ -224,7 +229,12 @@ void catch_otf2_errors(void);
 /* otf2_defs.c: the archive and its definitions */
 int open_archive(struct _trace_file *fp);
 const char *str(struct _trace_file *fp, uint32_t ref);
-double to_seconds(struct _trace_file *fp, uint64_t t);
+/* Seconds since the trace start of tick t (inline: once per event). */
+static inline double to_seconds(const struct _trace_file *fp, uint64_t t)
+{
+    double d = t >= fp->offset ? (double)(t - fp->offset) : -(double)(fp->offset - t);
+    return d / (double)fp->resolution;
+}
 void describe_loc(struct _trace_file *fp, int li, char *buf, size_t n);
 int32_t ref_value(uint64_t ref);
 int64_t comm_rank(struct _trace_file *fp, uint32_t comm, int li);
