@@ -22,7 +22,8 @@
 //! library may also export `SLOG2_TRACE_Get_next_primitives`
 //! (`include/slog2_trace_ext.h`, ours, not slog2sdk's): one call copies a run
 //! of consecutive primitives into arrays. It is looked up with `dlsym` at
-//! load and used by [`TraceSource::append_records`] (the read-ahead thread);
+//! load and used by [`TraceSource::append_records`] (the read-ahead thread)
+//! and [`TraceSource::next_records`] (reading on the converting thread);
 //! every record it does not take (a category, the y-map, a composite, a
 //! primitive too large for its arrays, the end) and every error goes
 //! through the standard calls, so records, locations and messages are those
@@ -227,6 +228,10 @@ pub struct PluginSource {
     /// The caller arrays of the TRACE calls, kept from one call to the next
     /// (boxed: a source is moved about).
     bufs: Box<Buffers>,
+    /// Records read before the last [`next_records`](TraceSource::next_records) batch.
+    first: u64,
+    /// An error met after the records of the last batch, owed next.
+    pending: Option<Box<Error>>,
     // Keep the library loaded while the function pointers live.
     _lib: libloading::Library,
 }
@@ -477,6 +482,8 @@ impl PluginSource {
             lib_name,
             records: 0,
             bufs: Box::default(),
+            first: 0,
+            pending: None,
             _lib: library,
         };
         if fp.is_null() {
@@ -935,8 +942,36 @@ impl TraceSource for PluginSource {
         Ok(false)
     }
 
+    /// With the bulk extension, up to [`BULK_PRIMS`] records per call (the
+    /// converter's path without a reading thread: `--threads 1`,
+    /// `--trace-lib`); an error after some records comes with the next call.
+    fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
+        out.clear();
+        if let Some(e) = self.pending.take() {
+            return Err(*e);
+        }
+        self.first = self.records;
+        let Some(bulk) = self.api.bulk else {
+            if let Some(r) = self.next_record()? {
+                out.push(r);
+            }
+            return Ok(());
+        };
+        match self.append_bulk(bulk, out, BULK_PRIMS) {
+            Err(e) if !out.is_empty() => {
+                self.pending = Some(Box::new(e));
+                Ok(())
+            }
+            got => got.map(|_| ()),
+        }
+    }
+
     fn location(&self) -> String {
         format!("{} record {}", self.lib_name, self.records)
+    }
+
+    fn location_of(&self, i: usize) -> String {
+        format!("{} record {}", self.lib_name, self.first + i as u64 + 1)
     }
 }
 
