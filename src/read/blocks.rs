@@ -135,12 +135,19 @@ impl Slog2File {
 
     /// The tables of `nodes`, in order, as [`node_table`](Self::node_table)
     /// gives them one by one (the same statistics, the first error in
-    /// order). On a compressed file, when two or more are not in the cache,
-    /// all but the first are handed to rayon's pool ([`Task`]) while this
-    /// thread unpacks the first: a cold jump unpacks about two leaves, and
-    /// unpacking is most of its time. A task no pool thread has started by
-    /// the time its turn comes is run here, so a busy pool never stalls a
-    /// query.
+    /// order).
+    ///
+    /// On a compressed file a cold jump misses about 1.5 leaves (~64 KB of
+    /// drawables each: most of its time) and ~5 upper nodes (~1 KB each).
+    /// Only leaf-sized nodes ([`POOL_MIN_STORED`]) are worth a pool thread
+    /// (rayon, [`Task`]): its wake-up and the hand-off cost more than
+    /// unpacking a small node here. When two or more large nodes miss, all
+    /// but the largest go to the pool (which takes them first to last)
+    /// while this thread unpacks the largest, then the small ones, then
+    /// takes back the large ones no pool thread has started, last first,
+    /// and only then waits for the ones running. One large miss (or none)
+    /// is unpacked here with no hand-off at all. A busy pool never stalls
+    /// a query: a task it has not started is run here.
     pub(crate) fn node_tables(
         &self,
         nodes: &[u32],
@@ -151,39 +158,85 @@ impl Slog2File {
         }
         let cached: Vec<Option<Arc<NodeTable>>> =
             nodes.iter().map(|&p| self.cache.get(p)).collect();
-        let mut ahead: std::collections::VecDeque<Task<Result<NodeTable>>> = nodes
+        // What unpacking a node costs: its drawables' stored bytes (a
+        // damaged node: 0, its error comes when it is unpacked).
+        let stored = |p: u32| {
+            self.raw_block(p)
+                .and_then(|(block, base)| PackedNode::parse(block, base))
+                .map_or(0, |n| n.parts[0].stored as u32)
+        };
+        // The large misses, largest first (ties: directory order).
+        let mut large: Vec<usize> = (0..nodes.len())
+            .filter(|&i| cached[i].is_none() && stored(nodes[i]) >= POOL_MIN_STORED)
+            .collect();
+        if large.len() < 2 {
+            let mut out = Vec::with_capacity(nodes.len());
+            for (&pos, c) in nodes.iter().zip(cached) {
+                out.push(match c {
+                    Some(t) => {
+                        stats.cache_hits += 1;
+                        t
+                    }
+                    None => self.build_table(pos, stats)?,
+                });
+            }
+            return Ok(out);
+        }
+        large.sort_by_key(|&i| std::cmp::Reverse(stored(nodes[i])));
+        let tasks: Vec<(usize, Task<Result<NodeTable>>)> = large[1..]
             .iter()
-            .zip(&cached)
-            .filter(|(_, c)| c.is_none())
-            .skip(1)
-            .map(|(&p, _)| {
+            .map(|&i| {
                 let bytes = self.shared_bytes();
-                let e = self.directory()[p as usize];
-                Task::spawn(move || unpack_table(&bytes, &e))
+                let e = self.directory()[nodes[i] as usize];
+                (i, Task::spawn(move || unpack_table(&bytes, &e)))
             })
             .collect();
-        let mut first = true;
+        // Every miss's table, unpacked here or on the pool; counted and
+        // cached below, in order.
+        let mut built: Vec<Option<Result<NodeTable>>> = nodes.iter().map(|_| None).collect();
+        let own = large[0];
+        built[own] = Some(unpack_table(
+            self.as_bytes(),
+            &self.directory()[nodes[own] as usize],
+        ));
+        for i in 0..nodes.len() {
+            if cached[i].is_none() && built[i].is_none() && !large.contains(&i) {
+                built[i] = Some(unpack_table(
+                    self.as_bytes(),
+                    &self.directory()[nodes[i] as usize],
+                ));
+            }
+        }
+        let mut running = Vec::new();
+        for (i, task) in tasks.into_iter().rev() {
+            match task.take_back() {
+                Ok(r) => built[i] = Some(r),
+                Err(task) => running.push((i, task)),
+            }
+        }
+        for (i, task) in running.into_iter().rev() {
+            built[i] = Some(task.get());
+        }
         let mut out = Vec::with_capacity(nodes.len());
-        for (&pos, c) in nodes.iter().zip(cached) {
-            let t = match c {
-                Some(t) => {
+        for ((&pos, c), b) in nodes.iter().zip(cached).zip(built) {
+            out.push(match (c, b) {
+                (Some(t), _) => {
                     stats.cache_hits += 1;
                     t
                 }
-                None if first => {
-                    first = false;
-                    self.build_table(pos, stats)?
-                }
-                None => match ahead.pop_front() {
-                    Some(task) => self.keep_table(pos, task.get()?, stats),
-                    None => self.build_table(pos, stats)?,
-                },
-            };
-            out.push(t);
+                (None, Some(t)) => self.keep_table(pos, t?, stats),
+                (None, None) => self.build_table(pos, stats)?,
+            });
         }
         Ok(out)
     }
 }
+
+/// The stored bytes from which a node is worth unpacking on a pool thread
+/// ([`Slog2File::node_tables`]), counting its drawables part: a leaf's
+/// (64 KiB plain, ~20 KB stored at level 1) is; an upper node's (~1 KB
+/// plain, a few hundred bytes stored) is not.
+const POOL_MIN_STORED: u32 = 8 * 1024;
 
 /// The table of a compressed node, from its unpacked drawables: a function
 /// of the file's bytes alone (so it may run on the pool).
