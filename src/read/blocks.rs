@@ -139,15 +139,16 @@ impl Slog2File {
     ///
     /// On a compressed file a cold jump misses about 1.5 leaves (~64 KB of
     /// drawables each: most of its time) and ~5 upper nodes (~1 KB each).
-    /// Only leaf-sized nodes ([`POOL_MIN_STORED`]) are worth a pool thread
-    /// (rayon, [`Task`]): its wake-up and the hand-off cost more than
-    /// unpacking a small node here. When two or more large nodes miss, all
-    /// but the largest go to the pool (which takes them first to last)
-    /// while this thread unpacks the largest, then the small ones, then
-    /// takes back the large ones no pool thread has started, last first,
-    /// and only then waits for the ones running. One large miss (or none)
-    /// is unpacked here with no hand-off at all. A busy pool never stalls
-    /// a query: a task it has not started is run here.
+    /// A pool thread (rayon, [`Task`]) is worth waking for a leaf-sized
+    /// node ([`POOL_MIN_STORED`]) or for the small ones together, not for
+    /// one small node. So with a large miss and [`SMALL_GROUP_MIN`] small
+    /// ones, or two large ones, this thread unpacks the largest while the
+    /// pool takes the other large ones, one job each, then the small ones
+    /// as one job (first to last); this thread then unpacks any small ones
+    /// left to it, takes back the jobs no pool thread has started, last
+    /// first, and only then waits for the ones running. Otherwise
+    /// everything is unpacked here, with no hand-off. A busy pool never
+    /// stalls a query: a job it has not started is run here.
     pub(crate) fn node_tables(
         &self,
         nodes: &[u32],
@@ -165,11 +166,11 @@ impl Slog2File {
                 .and_then(|(block, base)| PackedNode::parse(block, base))
                 .map_or(0, |n| n.parts[0].stored as u32)
         };
-        // The large misses, largest first (ties: directory order).
-        let mut large: Vec<usize> = (0..nodes.len())
-            .filter(|&i| cached[i].is_none() && stored(nodes[i]) >= POOL_MIN_STORED)
-            .collect();
-        if large.len() < 2 {
+        // The misses, large and small.
+        let (mut large, small): (Vec<usize>, Vec<usize>) = (0..nodes.len())
+            .filter(|&i| cached[i].is_none())
+            .partition(|&i| stored(nodes[i]) >= POOL_MIN_STORED);
+        if large.is_empty() || (large.len() == 1 && small.len() < SMALL_GROUP_MIN) {
             let mut out = Vec::with_capacity(nodes.len());
             for (&pos, c) in nodes.iter().zip(cached) {
                 out.push(match c {
@@ -182,40 +183,47 @@ impl Slog2File {
             }
             return Ok(out);
         }
+        // Largest first (ties: directory order). The pool's jobs: every
+        // large miss but the largest, one each, then the small ones as one.
         large.sort_by_key(|&i| std::cmp::Reverse(stored(nodes[i])));
-        let tasks: Vec<(usize, Task<Result<NodeTable>>)> = large[1..]
-            .iter()
-            .map(|&i| {
+        let mut jobs: Vec<Vec<usize>> = large[1..].iter().map(|&i| vec![i]).collect();
+        let inline = if small.len() >= SMALL_GROUP_MIN {
+            jobs.push(small);
+            Vec::new()
+        } else {
+            small
+        };
+        let tasks: Vec<Task<Vec<(usize, Result<NodeTable>)>>> = jobs
+            .into_iter()
+            .map(|job| {
                 let bytes = self.shared_bytes();
-                let e = self.directory()[nodes[i] as usize];
-                (i, Task::spawn(move || unpack_table(&bytes, &e)))
+                let es: Vec<(usize, DirEntry)> = job
+                    .into_iter()
+                    .map(|i| (i, self.directory()[nodes[i] as usize]))
+                    .collect();
+                Task::spawn(move || {
+                    es.iter()
+                        .map(|(i, e)| (*i, unpack_table(&bytes, e)))
+                        .collect()
+                })
             })
             .collect();
         // Every miss's table, unpacked here or on the pool; counted and
         // cached below, in order.
         let mut built: Vec<Option<Result<NodeTable>>> = nodes.iter().map(|_| None).collect();
-        let own = large[0];
-        built[own] = Some(unpack_table(
-            self.as_bytes(),
-            &self.directory()[nodes[own] as usize],
-        ));
-        for i in 0..nodes.len() {
-            if cached[i].is_none() && built[i].is_none() && !large.contains(&i) {
-                built[i] = Some(unpack_table(
-                    self.as_bytes(),
-                    &self.directory()[nodes[i] as usize],
-                ));
-            }
+        for i in std::iter::once(large[0]).chain(inline) {
+            let e = &self.directory()[nodes[i] as usize];
+            built[i] = Some(unpack_table(self.as_bytes(), e));
         }
         let mut running = Vec::new();
-        for (i, task) in tasks.into_iter().rev() {
+        for task in tasks.into_iter().rev() {
             match task.take_back() {
-                Ok(r) => built[i] = Some(r),
-                Err(task) => running.push((i, task)),
+                Ok(r) => r.into_iter().for_each(|(i, t)| built[i] = Some(t)),
+                Err(task) => running.push(task),
             }
         }
-        for (i, task) in running.into_iter().rev() {
-            built[i] = Some(task.get());
+        for task in running.into_iter().rev() {
+            task.get().into_iter().for_each(|(i, t)| built[i] = Some(t));
         }
         let mut out = Vec::with_capacity(nodes.len());
         for ((&pos, c), b) in nodes.iter().zip(cached).zip(built) {
@@ -237,6 +245,10 @@ impl Slog2File {
 /// (64 KiB plain, ~20 KB stored at level 1) is; an upper node's (~1 KB
 /// plain, a few hundred bytes stored) is not.
 const POOL_MIN_STORED: u32 = 8 * 1024;
+
+/// The fewest small misses handed to the pool, as one job, while this
+/// thread unpacks a large one (~5 per cold jump, a few µs each).
+const SMALL_GROUP_MIN: usize = 2;
 
 /// The table of a compressed node, from its unpacked drawables: a function
 /// of the file's bytes alone (so it may run on the pool).
