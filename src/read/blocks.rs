@@ -193,7 +193,7 @@ impl Slog2File {
         } else {
             small
         };
-        let tasks: Vec<Task<Vec<(usize, Result<NodeTable>)>>> = jobs
+        let tasks: Vec<Task<Unpacked>> = jobs
             .into_iter()
             .map(|job| {
                 let bytes = self.shared_bytes();
@@ -245,6 +245,9 @@ impl Slog2File {
 /// (64 KiB plain, ~20 KB stored at level 1) is; an upper node's (~1 KB
 /// plain, a few hundred bytes stored) is not.
 const POOL_MIN_STORED: u32 = 8 * 1024;
+
+/// Tables unpacked by one job, with their slots in the query's nodes.
+type Unpacked = Vec<(usize, Result<NodeTable>)>;
 
 /// The fewest small misses handed to the pool, as one job, while this
 /// thread unpacks a large one (~5 per cold jump, a few µs each).
