@@ -55,6 +55,15 @@ impl<T: Send + 'static> Task<T> {
         self.rx.try_recv().ok().map(resume)
     }
 
+    /// The result of the job run here if no pool thread has started it,
+    /// else the task back (to [`get`](Self::get) later).
+    pub(crate) fn take_back(self) -> std::result::Result<T, Task<T>> {
+        match take(&self.job) {
+            Some(f) => Ok(f()),
+            None => Err(self),
+        }
+    }
+
     /// The result: the job run here if no pool thread has started it,
     /// else waited for.
     pub(crate) fn get(self) -> T {
@@ -71,4 +80,21 @@ impl<T: Send + 'static> Task<T> {
 
 fn resume<T>(r: std::result::Result<T, Box<dyn Any + Send>>) -> T {
     r.unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Task;
+
+    #[test]
+    fn a_task_taken_back_or_waited_for_gives_its_result_once() {
+        for i in 0..200u64 {
+            let t = Task::spawn(move || i * 3);
+            let got = match t.take_back() {
+                Ok(v) => v,
+                Err(t) => t.get(),
+            };
+            assert_eq!(got, i * 3);
+        }
+    }
 }

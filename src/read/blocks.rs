@@ -135,12 +135,20 @@ impl Slog2File {
 
     /// The tables of `nodes`, in order, as [`node_table`](Self::node_table)
     /// gives them one by one (the same statistics, the first error in
-    /// order). On a compressed file, when two or more are not in the cache,
-    /// all but the first are handed to rayon's pool ([`Task`]) while this
-    /// thread unpacks the first: a cold jump unpacks about two leaves, and
-    /// unpacking is most of its time. A task no pool thread has started by
-    /// the time its turn comes is run here, so a busy pool never stalls a
-    /// query.
+    /// order).
+    ///
+    /// On a compressed file a cold jump misses about 1.5 leaves (~64 KB of
+    /// drawables each: most of its time) and ~5 upper nodes (~1 KB each).
+    /// A pool thread (rayon, [`Task`]) is worth waking for a leaf-sized
+    /// node ([`POOL_MIN_STORED`]) or for the small ones together, not for
+    /// one small node. So with a large miss and [`SMALL_GROUP_MIN`] small
+    /// ones, or two large ones, this thread unpacks the largest while the
+    /// pool takes the other large ones, one job each, then the small ones
+    /// as one job (first to last); this thread then unpacks any small ones
+    /// left to it, takes back the jobs no pool thread has started, last
+    /// first, and only then waits for the ones running. Otherwise
+    /// everything is unpacked here, with no hand-off. A busy pool never
+    /// stalls a query: a job it has not started is run here.
     pub(crate) fn node_tables(
         &self,
         nodes: &[u32],
@@ -151,39 +159,99 @@ impl Slog2File {
         }
         let cached: Vec<Option<Arc<NodeTable>>> =
             nodes.iter().map(|&p| self.cache.get(p)).collect();
-        let mut ahead: std::collections::VecDeque<Task<Result<NodeTable>>> = nodes
-            .iter()
-            .zip(&cached)
-            .filter(|(_, c)| c.is_none())
-            .skip(1)
-            .map(|(&p, _)| {
+        // What unpacking a node costs: its drawables' stored bytes (a
+        // damaged node: 0, its error comes when it is unpacked).
+        let stored = |p: u32| {
+            self.raw_block(p)
+                .and_then(|(block, base)| PackedNode::parse(block, base))
+                .map_or(0, |n| n.parts[0].stored as u32)
+        };
+        // The misses, large and small.
+        let (mut large, small): (Vec<usize>, Vec<usize>) = (0..nodes.len())
+            .filter(|&i| cached[i].is_none())
+            .partition(|&i| stored(nodes[i]) >= POOL_MIN_STORED);
+        if large.is_empty() || (large.len() == 1 && small.len() < SMALL_GROUP_MIN) {
+            let mut out = Vec::with_capacity(nodes.len());
+            for (&pos, c) in nodes.iter().zip(cached) {
+                out.push(match c {
+                    Some(t) => {
+                        stats.cache_hits += 1;
+                        t
+                    }
+                    None => self.build_table(pos, stats)?,
+                });
+            }
+            return Ok(out);
+        }
+        // Largest first (ties: directory order). The pool's jobs: every
+        // large miss but the largest, one each, then the small ones as one.
+        large.sort_by_key(|&i| std::cmp::Reverse(stored(nodes[i])));
+        let mut jobs: Vec<Vec<usize>> = large[1..].iter().map(|&i| vec![i]).collect();
+        let inline = if small.len() >= SMALL_GROUP_MIN {
+            jobs.push(small);
+            Vec::new()
+        } else {
+            small
+        };
+        let tasks: Vec<Task<Unpacked>> = jobs
+            .into_iter()
+            .map(|job| {
                 let bytes = self.shared_bytes();
-                let e = self.directory()[p as usize];
-                Task::spawn(move || unpack_table(&bytes, &e))
+                let es: Vec<(usize, DirEntry)> = job
+                    .into_iter()
+                    .map(|i| (i, self.directory()[nodes[i] as usize]))
+                    .collect();
+                Task::spawn(move || {
+                    es.iter()
+                        .map(|(i, e)| (*i, unpack_table(&bytes, e)))
+                        .collect()
+                })
             })
             .collect();
-        let mut first = true;
+        // Every miss's table, unpacked here or on the pool; counted and
+        // cached below, in order.
+        let mut built: Vec<Option<Result<NodeTable>>> = nodes.iter().map(|_| None).collect();
+        for i in std::iter::once(large[0]).chain(inline) {
+            let e = &self.directory()[nodes[i] as usize];
+            built[i] = Some(unpack_table(self.as_bytes(), e));
+        }
+        let mut running = Vec::new();
+        for task in tasks.into_iter().rev() {
+            match task.take_back() {
+                Ok(r) => r.into_iter().for_each(|(i, t)| built[i] = Some(t)),
+                Err(task) => running.push(task),
+            }
+        }
+        for task in running.into_iter().rev() {
+            task.get().into_iter().for_each(|(i, t)| built[i] = Some(t));
+        }
         let mut out = Vec::with_capacity(nodes.len());
-        for (&pos, c) in nodes.iter().zip(cached) {
-            let t = match c {
-                Some(t) => {
+        for ((&pos, c), b) in nodes.iter().zip(cached).zip(built) {
+            out.push(match (c, b) {
+                (Some(t), _) => {
                     stats.cache_hits += 1;
                     t
                 }
-                None if first => {
-                    first = false;
-                    self.build_table(pos, stats)?
-                }
-                None => match ahead.pop_front() {
-                    Some(task) => self.keep_table(pos, task.get()?, stats),
-                    None => self.build_table(pos, stats)?,
-                },
-            };
-            out.push(t);
+                (None, Some(t)) => self.keep_table(pos, t?, stats),
+                (None, None) => self.build_table(pos, stats)?,
+            });
         }
         Ok(out)
     }
 }
+
+/// The stored bytes from which a node is worth unpacking on a pool thread
+/// ([`Slog2File::node_tables`]), counting its drawables part: a leaf's
+/// (64 KiB plain, ~20 KB stored at level 1) is; an upper node's (~1 KB
+/// plain, a few hundred bytes stored) is not.
+const POOL_MIN_STORED: u32 = 8 * 1024;
+
+/// Tables unpacked by one job, with their slots in the query's nodes.
+type Unpacked = Vec<(usize, Result<NodeTable>)>;
+
+/// The fewest small misses handed to the pool, as one job, while this
+/// thread unpacks a large one (~5 per cold jump, a few µs each).
+const SMALL_GROUP_MIN: usize = 2;
 
 /// The table of a compressed node, from its unpacked drawables: a function
 /// of the file's bytes alone (so it may run on the pool).
