@@ -942,7 +942,7 @@ impl TraceSource for PluginSource {
         Ok(false)
     }
 
-    /// With the bulk extension, up to [`BULK_PRIMS`] records per call (the
+    /// With the bulk extension, up to 256 records per call (the
     /// converter's path without a reading thread: `--threads 1`,
     /// `--trace-lib`); an error after some records comes with the next call.
     fn next_records(&mut self, out: &mut Vec<Record>) -> Result<()> {
