@@ -100,8 +100,19 @@ impl SizeField {
     }
 
     /// The value in `info`, if it is there and not negative.
-    #[inline]
+    #[inline(always)]
     pub fn read(&self, info: &[u8]) -> Option<i64> {
+        // The usual field (`msg_size=%d` after fixed-size tokens) inline.
+        if let (Some(at), b'd') = (self.offset, self.letter) {
+            let b: &[u8; 4] = info.get(at..)?.first_chunk()?;
+            let v = i64::from(i32::from_be_bytes(*b));
+            return (v >= 0).then_some(v);
+        }
+        self.read_any(info)
+    }
+
+    #[inline(never)]
+    fn read_any(&self, info: &[u8]) -> Option<i64> {
         let at = match self.offset {
             Some(o) => o,
             None => self.walk(info)?,
@@ -226,20 +237,44 @@ impl Comm {
     }
 
     #[inline(always)]
-    fn dense_index(&self, p: &PrimitiveRef<'_>, lines: Option<(usize, usize)>) -> Option<usize> {
+    fn dense_index(
+        &self,
+        p: &PrimitiveRef<'_>,
+        lines: Option<(usize, usize)>,
+        cat: Option<Option<usize>>,
+    ) -> Option<usize> {
         let (l, c) = self.keys.as_ref()?;
         let (a, b) = match lines {
             Some(ab) => ab,
             None => (l.get(p.line0)?, l.get(p.line1)?),
         };
-        Some((a * l.len() + b) * c.len() + c.get(p.category)?)
+        let k = match cat {
+            Some(k) => k?,
+            None => c.get(p.category)?,
+        };
+        Some((a * l.len() + b) * c.len() + k)
+    }
+
+    /// Position of an arrow category among the matrix's dense categories
+    /// (`None`: hashed), for [`add_at`](Self::add_at).
+    #[inline]
+    pub fn category_pos(&self, category: i32) -> Option<usize> {
+        self.keys.as_ref()?.1.get(category)
     }
 
     /// Count an arrow; `lines`: the positions of its lines among the
-    /// matrix's lines, when the caller has them (`None`: looked up here).
+    /// matrix's lines, `cat`: its category's
+    /// ([`category_pos`](Self::category_pos)), when the caller has them
+    /// (`None`: looked up here).
     #[inline(always)]
-    pub fn add(&mut self, p: &PrimitiveRef<'_>, lines: Option<(usize, usize)>, size: Option<i64>) {
-        if let Some(i) = self.dense_index(p, lines) {
+    pub fn add_at(
+        &mut self,
+        p: &PrimitiveRef<'_>,
+        lines: Option<(usize, usize)>,
+        cat: Option<Option<usize>>,
+        size: Option<i64>,
+    ) {
+        if let Some(i) = self.dense_index(p, lines, cat) {
             let c = &mut self.dense[i];
             c.count += 1;
             if let Some(s) = size {

@@ -60,10 +60,12 @@ impl Keys {
     #[inline(always)]
     pub fn get(&self, id: i32) -> Option<usize> {
         if !self.dense.is_empty() {
+            // An ID below `min` wraps to an index of at least `2^32 - 2^31
+            // - min`, past the table's `max - min + 1` entries: out of
+            // range too, with no second comparison.
             let i = id.wrapping_sub(self.min) as u32 as usize;
-            // An ID below `min` wraps to a huge index: out of range too.
             return match self.dense.get(i) {
-                Some(&p) if p != NONE && i64::from(id) >= i64::from(self.min) => Some(p as usize),
+                Some(&p) if p != NONE => Some(p as usize),
                 _ => None,
             };
         }

@@ -128,8 +128,6 @@ struct St {
     member: i32,
     /// Position of `category` among the file's categories (`NONE`: none).
     cpos: u32,
-    /// Leaf sweep: the entry below on its line's stack.
-    below: u32,
     /// Leaf sweep: the line's slot (`NONE` in `G`).
     slot: u32,
 }
@@ -361,7 +359,6 @@ fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
         uid: (u64::from(p.at.node) << 32) | u64::from(p.at.offset),
         member: p.at.member,
         cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
-        below: NONE,
         slot: NONE,
     })
 }
@@ -393,7 +390,7 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
 }
 
 #[inline(always)]
-fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<&St>) {
+fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<Open>) {
     emit_in(v, scope, false, s, line_pos, parent)
 }
 
@@ -407,7 +404,7 @@ fn emit_in<V: NestVisitor>(
     inside: bool,
     s: &St,
     line_pos: u32,
-    parent: Option<&St>,
+    parent: Option<Open>,
 ) {
     if inside || scope.selects(s.start, s.end) {
         v.state(&StateRef {
@@ -445,7 +442,7 @@ where
     for gl in &g.lines {
         let lp = gl.states.first().map_or(NONE, |s| line_pos(&keys, s.line));
         for (s, &p) in gl.states.iter().zip(&gl.gpar) {
-            let parent = (p != NONE).then(|| &gl.states[p as usize]);
+            let parent = (p != NONE).then(|| Open::of(&gl.states[p as usize]));
             emit(&mut v, scope, s, lp, parent);
         }
     }
@@ -479,7 +476,7 @@ where
                 scope,
                 s,
                 lp,
-                (p != NONE).then(|| &gl.states[p as usize]),
+                (p != NONE).then(|| Open::of(&gl.states[p as usize])),
             );
         }
     }
@@ -539,7 +536,7 @@ where
                 scope,
                 s,
                 lp,
-                (p != NONE).then(|| &gl.states[p as usize]),
+                (p != NONE).then(|| Open::of(&gl.states[p as usize])),
             );
         }
     }
@@ -564,9 +561,9 @@ struct Slot {
     lpos: u32,
     /// Leaf sweep the fields below belong to.
     stamp: u32,
-    /// Top of the line's stack of open containers (an index into the
-    /// sweep's arena).
-    top: u32,
+    /// Depth of the line's stack of open containers (its entries are
+    /// `LeafWalk::stacks[slot][..depth]`, outermost first).
+    depth: u32,
     /// Next entry of the `G` line to merge into the sweep.
     gn: u32,
     /// Its start (`+inf`: none): a state starting before it merges
@@ -575,7 +572,7 @@ struct Slot {
 }
 
 const UNSET: u32 = u32::MAX - 1;
-/// `Slot::top` before the slot's stack is built ([`LeafWalk::start`]).
+/// `Slot::depth` before the slot's stack is built ([`LeafWalk::start`]).
 const PENDING: u32 = u32::MAX - 2;
 
 impl Slot {
@@ -584,11 +581,72 @@ impl Slot {
             gl: UNSET,
             lpos,
             stamp: 0,
-            top: NONE,
+            depth: 0,
             gn: 0,
             gnext: f64::INFINITY,
         }
     }
+}
+
+/// An open container on a line's stack: what a nested state needs of its
+/// parent, and the end that decides whether it contains the next entry.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    end: f64,
+    category: i32,
+    cpos: u32,
+}
+
+impl Open {
+    #[inline(always)]
+    fn of(s: &St) -> Open {
+        Open {
+            end: s.end,
+            category: s.category,
+            cpos: s.cpos,
+        }
+    }
+}
+
+/// Stacks this deep are searched without a branch per entry.
+const FLAT: usize = 8;
+
+/// Nest an entry ending at `e.end` on a line's stack (`stack[..*depth]`,
+/// outermost first) and return its parent: the sweep runs in drawing
+/// order, so every open entry starts no later than `e` and contains it
+/// exactly when it ends no earlier. Each entry is contained in the one
+/// below, so the ends do not increase up the stack and the entries kept are
+/// those ending at or after `e.end`: a count, taken over the first
+/// [`FLAT`] slots at once (no branch that depends on how many pop — the
+/// sweep's costliest mispredictions), a walk down from the top deeper.
+/// `stack` holds at least [`FLAT`] entries (those past `depth` are stale).
+#[inline(always)]
+fn nest_open(stack: &mut Vec<Open>, depth: &mut u32, e: Open) -> Option<Open> {
+    let d = *depth as usize;
+    let keep = match stack.get(..FLAT) {
+        Some(flat) if d <= FLAT => {
+            let mut c = 0usize;
+            for (k, o) in flat.iter().enumerate() {
+                c += usize::from((k < d) & (o.end >= e.end));
+            }
+            c
+        }
+        _ => {
+            let mut c = d;
+            while c > 0 && stack[c - 1].end < e.end {
+                c -= 1;
+            }
+            c
+        }
+    };
+    let parent = keep.checked_sub(1).map(|k| stack[k]);
+    if keep < stack.len() {
+        stack[keep] = e;
+    } else {
+        stack.push(e);
+    }
+    *depth = keep as u32 + 1;
+    parent
 }
 
 struct LeafWalk<'a, V> {
@@ -597,14 +655,15 @@ struct LeafWalk<'a, V> {
     node: u32,
     /// The current leaf's box.
     leaf: (f64, f64),
-    /// The leaf's states (in the order read), then, during the sweep, the
-    /// `G` entries merged into it: the arena of the per-line stacks.
+    /// The leaf's states, in the order read.
     buf: Vec<St>,
     sorted: bool,
     broken: bool,
     stamp: u32,
     /// One per declared line (by position), then the undeclared lines met.
     slots: Vec<Slot>,
+    /// Each slot's stack of open containers ([`nest_open`]).
+    stacks: Vec<Vec<Open>>,
     /// Slots of undeclared lines.
     extra: FxHashMap<i32, u32>,
     /// Scratch: a `G` container chain.
@@ -616,8 +675,16 @@ struct LeafWalk<'a, V> {
     flushed_foreign: Vec<u32>,
 }
 
+/// A stale stack entry: room for [`nest_open`]'s flat search.
+const STALE: Open = Open {
+    end: f64::NEG_INFINITY,
+    category: 0,
+    cpos: NONE,
+};
+
 impl<'a, V: NestVisitor> LeafWalk<'a, V> {
     fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
+        let n = ctx.keys.0.len();
         LeafWalk {
             ctx,
             v,
@@ -627,7 +694,8 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             sorted: true,
             broken: false,
             stamp: 0,
-            slots: (0..ctx.keys.0.len() as u32).map(Slot::new).collect(),
+            slots: (0..n as u32).map(Slot::new).collect(),
+            stacks: (0..n).map(|_| Vec::new()).collect(),
             extra: FxHashMap::default(),
             chain: Vec::new(),
             foreign: &[],
@@ -653,9 +721,10 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             return p as u32;
         }
         let n = self.slots.len() as u32;
-        let slots = &mut self.slots;
+        let (slots, stacks) = (&mut self.slots, &mut self.stacks);
         *self.extra.entry(line).or_insert_with(|| {
             slots.push(Slot::new(NONE));
+            stacks.push(Vec::new());
             n
         })
     }
@@ -667,7 +736,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         let g = self.ctx.g;
         let sl = &mut self.slots[slot as usize];
         sl.stamp = self.stamp;
-        sl.top = PENDING;
+        sl.depth = PENDING;
         sl.gn = NONE;
         sl.gnext = f64::INFINITY;
         if sl.gl == UNSET {
@@ -682,10 +751,16 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
     /// alone holds there.
     #[inline(never)]
     fn start(&mut self, slot: u32, s: Option<&St>) {
+        // A line's stack is made when the line first shows up in a leaf
+        // (files with many lines use few of them per walk).
+        let stack = &mut self.stacks[slot as usize];
+        if stack.len() < FLAT {
+            stack.resize(FLAT, STALE);
+        }
         let g = self.ctx.g;
         let sl = self.slots[slot as usize];
         if sl.gl == NONE {
-            self.slots[slot as usize].top = NONE;
+            self.slots[slot as usize].depth = 0;
             return;
         }
         let gl = &g.lines[sl.gl as usize];
@@ -699,17 +774,19 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             self.chain.push(j);
             j = gl.gpar[j as usize];
         }
-        let mut top = NONE;
-        for &j in self.chain.iter().rev() {
-            let mut q = gl.states[j as usize];
-            q.below = top;
-            top = self.buf.len() as u32;
-            self.buf.push(q);
+        let stack = &mut self.stacks[slot as usize];
+        for (k, &j) in self.chain.iter().rev().enumerate() {
+            let o = Open::of(&gl.states[j as usize]);
+            if k < stack.len() {
+                stack[k] = o;
+            } else {
+                stack.push(o);
+            }
         }
         let sl = &mut self.slots[slot as usize];
+        sl.depth = self.chain.len() as u32;
         sl.gn = n;
         sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
-        sl.top = top;
     }
 
     /// Merge into the sweep of `slot` the `G` entries before `s` (all up
@@ -725,7 +802,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         let gl = &ctx.g.lines[sl.gl as usize];
         let mut n = sl.gn;
-        let mut top = sl.top;
+        let mut depth = sl.depth;
         while (n as usize) < gl.states.len() {
             let q = &gl.states[n as usize];
             let go = match s {
@@ -735,23 +812,16 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             if !go {
                 break;
             }
-            while top != NONE && !contains(&self.buf[top as usize], q) {
-                top = self.buf[top as usize].below;
-            }
+            let parent = nest_open(&mut self.stacks[slot as usize], &mut depth, Open::of(q));
             if self.is_foreign(sl.gl, n) {
-                let parent = (top != NONE).then(|| &self.buf[top as usize]);
                 emit(&mut self.v, &ctx.scope, q, sl.lpos, parent);
             }
-            let mut e = *q;
-            e.below = top;
-            top = self.buf.len() as u32;
-            self.buf.push(e);
             n += 1;
         }
         let sl = &mut self.slots[slot as usize];
         sl.gn = n;
         sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
-        sl.top = top;
+        sl.depth = depth;
     }
 
     /// Whether `G` entry `k` of line array `gl` is foreign to this leaf.
@@ -804,7 +874,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             let s = self.buf[i];
             let k = s.slot as usize;
             let mut sl = self.slots[k];
-            if sl.stamp != stamp || sl.top == PENDING {
+            if sl.stamp != stamp || sl.depth == PENDING {
                 if sl.stamp != stamp {
                     self.reset(s.slot, s.line);
                 }
@@ -816,20 +886,16 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
                 self.merge_g(s.slot, Some(&s), 0);
                 sl = self.slots[k];
             }
-            let mut top = sl.top;
-            while top != NONE && !contains(&self.buf[top as usize], &s) {
-                top = self.buf[top as usize].below;
-            }
-            self.slots[k].top = i as u32;
-            self.buf[i].below = top;
-            let parent = (top != NONE).then(|| &self.buf[top as usize]);
+            let mut depth = sl.depth;
+            let parent = nest_open(&mut self.stacks[k], &mut depth, Open::of(&s));
+            self.slots[k].depth = depth;
             emit_in(&mut self.v, &scope, inside, &s, sl.lpos, parent);
         }
         // Foreign entries after the leaf's last state on their line.
         for &(gl, k) in foreign {
             let line = ctx.g.lines[gl as usize].states[k as usize].line;
             let slot = self.slot_of(line);
-            if self.slots[slot as usize].top == PENDING {
+            if self.slots[slot as usize].depth == PENDING {
                 self.start(slot, None);
             }
             if self.slots[slot as usize].gn <= k {

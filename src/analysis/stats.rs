@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::model::Topology;
 use crate::read::Slog2File;
 
-use super::comm::{Comm, CommRow, SizeFields};
+use super::comm::{Comm, CommRow, SizeField, SizeFields};
 use super::idle::{idle_rows, wait_categories, IdleCell, IdleRow};
 use super::imbalance::{imbalance, ImbalanceMetric, ImbalanceRow};
 use super::keys::{file_keys, Keys, Table};
@@ -187,9 +187,23 @@ struct Ctx<'a> {
     has_wait: bool,
 }
 
+/// What an arrow's or event's category resolves to, kept for the next
+/// primitive: runs of one category (the messages) then cost one comparison
+/// instead of three lookups.
+#[derive(Clone, Copy)]
+struct PrimMemo<'a> {
+    category: i32,
+    /// Among the profile's categories (`u32::MAX`: undeclared).
+    cpos: u32,
+    /// Among the matrix's arrow categories.
+    apos: Option<usize>,
+    size: Option<&'a SizeField>,
+}
+
 /// The one-pass accumulator.
 struct Acc<'a> {
     ctx: &'a Ctx<'a>,
+    memo: Option<PrimMemo<'a>>,
     profile: ProfileAcc,
     comm: Comm,
     idle: Vec<IdleCell>,
@@ -203,6 +217,7 @@ impl<'a> Acc<'a> {
         let n = lines.len();
         Acc {
             ctx,
+            memo: None,
             comm: Comm::new(lines.clone(), arrows),
             profile: ProfileAcc {
                 table: Table::new(lines, cats),
@@ -229,6 +244,24 @@ impl<'a> Acc<'a> {
             self.last_line = line;
             self.seen.insert(line);
         }
+    }
+
+    /// Resolve a primitive's category ([`PrimMemo`]).
+    #[inline(never)]
+    fn remember(&mut self, category: i32) -> PrimMemo<'a> {
+        let m = PrimMemo {
+            category,
+            cpos: self
+                .profile
+                .table
+                .cats
+                .get(category)
+                .map_or(u32::MAX, |c| c as u32),
+            apos: self.comm.category_pos(category),
+            size: self.ctx.sizes.get(category),
+        };
+        self.memo = Some(m);
+        m
     }
 
     fn finish(mut self, scope: Scope, wait: Vec<i32>, state_categories: Vec<i32>) -> Stats {
@@ -285,16 +318,21 @@ impl NestVisitor for Acc<'_> {
     #[inline(always)]
     fn primitive(&mut self, p: &PrimitiveRef<'_>) {
         let d = self.ctx.scope.duration(p.start, p.end);
+        let m = match self.memo {
+            Some(m) if m.category == p.category => m,
+            _ => self.remember(p.category),
+        };
         let lp = self.profile.table.lines.get(p.line0);
         self.see(lp, p.line0);
         let t = &mut self.profile.table;
-        let i = t.index(lp, p.category);
+        let i = t.index_of(lp, m.cpos);
         t.at(i, p.line0, p.category).add(d, d);
         if p.topology == Topology::Arrow {
             let lp1 = self.profile.table.lines.get(p.line1);
             self.see(lp1, p.line1);
             // The matrix's lines are the table's.
-            self.comm.add(p, lp.zip(lp1), self.ctx.sizes.size(p));
+            let size = m.size.and_then(|f| f.read(p.info));
+            self.comm.add_at(p, lp.zip(lp1), Some(m.apos), size);
         }
     }
 
