@@ -608,45 +608,38 @@ impl Open {
     }
 }
 
-/// Stacks this deep are searched without a branch per entry.
-const FLAT: usize = 8;
-
 /// Nest an entry ending at `e.end` on a line's stack (`stack[..*depth]`,
 /// outermost first) and return its parent: the sweep runs in drawing
 /// order, so every open entry starts no later than `e` and contains it
-/// exactly when it ends no earlier. Each entry is contained in the one
-/// below, so the ends do not increase up the stack and the entries kept are
-/// those ending at or after `e.end`: a count, taken over the first
-/// [`FLAT`] slots at once (no branch that depends on how many pop — the
-/// sweep's costliest mispredictions), a walk down from the top deeper.
-/// `stack` holds at least [`FLAT`] entries (those past `depth` are stale).
+/// exactly when it ends no earlier — one comparison per entry, on a flat
+/// array (the stack was a list linked through the leaf's buffer: each pop
+/// a dependent load). Entries past `depth` are stale.
+///
+/// A branch-free count of the entries kept (each entry is contained in the
+/// one below, so they are the leading ones ending at or after `e.end`)
+/// halves the mispredictions callgrind simulates but costs ~50
+/// instructions a state; measured, it was slower than this loop
+/// (BENCHMARKS.md, "Statistics").
 #[inline(always)]
 fn nest_open(stack: &mut Vec<Open>, depth: &mut u32, e: Open) -> Option<Open> {
-    let d = *depth as usize;
-    let keep = match stack.get(..FLAT) {
-        Some(flat) if d <= FLAT => {
-            let mut c = 0usize;
-            for (k, o) in flat.iter().enumerate() {
-                c += usize::from((k < d) & (o.end >= e.end));
-            }
-            c
-        }
-        _ => {
-            let mut c = d;
-            while c > 0 && stack[c - 1].end < e.end {
-                c -= 1;
-            }
-            c
-        }
-    };
-    let parent = keep.checked_sub(1).map(|k| stack[k]);
-    if keep < stack.len() {
-        stack[keep] = e;
-    } else {
-        stack.push(e);
+    let mut keep = (*depth as usize).min(stack.len());
+    while keep > 0 && stack[keep - 1].end < e.end {
+        keep -= 1;
     }
+    let parent = keep.checked_sub(1).map(|k| stack[k]);
+    put(stack, keep, e);
     *depth = keep as u32 + 1;
     parent
+}
+
+/// `stack[k] = o`, growing the stack by one when `k` is its length.
+#[inline(always)]
+fn put(stack: &mut Vec<Open>, k: usize, o: Open) {
+    if k < stack.len() {
+        stack[k] = o;
+    } else {
+        stack.push(o);
+    }
 }
 
 struct LeafWalk<'a, V> {
@@ -674,13 +667,6 @@ struct LeafWalk<'a, V> {
     /// Leaves whose foreign `G` states this walk emitted.
     flushed_foreign: Vec<u32>,
 }
-
-/// A stale stack entry: room for [`nest_open`]'s flat search.
-const STALE: Open = Open {
-    end: f64::NEG_INFINITY,
-    category: 0,
-    cpos: NONE,
-};
 
 impl<'a, V: NestVisitor> LeafWalk<'a, V> {
     fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
@@ -751,12 +737,6 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
     /// alone holds there.
     #[inline(never)]
     fn start(&mut self, slot: u32, s: Option<&St>) {
-        // A line's stack is made when the line first shows up in a leaf
-        // (files with many lines use few of them per walk).
-        let stack = &mut self.stacks[slot as usize];
-        if stack.len() < FLAT {
-            stack.resize(FLAT, STALE);
-        }
         let g = self.ctx.g;
         let sl = self.slots[slot as usize];
         if sl.gl == NONE {
@@ -776,12 +756,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         let stack = &mut self.stacks[slot as usize];
         for (k, &j) in self.chain.iter().rev().enumerate() {
-            let o = Open::of(&gl.states[j as usize]);
-            if k < stack.len() {
-                stack[k] = o;
-            } else {
-                stack.push(o);
-            }
+            put(stack, k, Open::of(&gl.states[j as usize]));
         }
         let sl = &mut self.slots[slot as usize];
         sl.depth = self.chain.len() as u32;
