@@ -142,6 +142,8 @@ pub(crate) struct Inflating {
     cur: Vec<u8>,
     pos: usize,
     done: bool,
+    /// The inflating thread's CPU seconds so far (`f64` bits).
+    cpu: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Inflating {
@@ -165,6 +167,8 @@ impl Inflating {
         let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(Self::AHEAD);
         let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
         let mut first = Some(first);
+        let cpu = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let cpu_out = std::sync::Arc::clone(&cpu);
         let spawned = std::thread::Builder::new()
             .name("inflate".into())
             .spawn(move || loop {
@@ -191,6 +195,8 @@ impl Inflating {
                     }
                 };
                 buf.truncate(n);
+                let secs = crate::cputime::thread_cpu_seconds();
+                cpu_out.store(secs.to_bits(), std::sync::atomic::Ordering::Relaxed);
                 // The bytes before an error come first; an empty chunk
                 // marks the end. The reader went away: stop.
                 let end = n == Self::HEAD;
@@ -219,7 +225,13 @@ impl Inflating {
             cur: Vec::new(),
             pos: 0,
             done: false,
+            cpu,
         }
+    }
+
+    /// CPU seconds the inflating thread has used (as of its last chunk).
+    pub(crate) fn cpu_seconds(&self) -> f64 {
+        f64::from_bits(self.cpu.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The next chunk (its bytes from `HEAD` on), `None` at the end.

@@ -200,6 +200,10 @@ pub(super) trait Input: Read + Send {
         let _ = (buf, pos, len);
         None
     }
+    /// CPU seconds of a thread of its own that fills the buffers.
+    fn cpu_seconds(&self) -> Option<f64> {
+        None
+    }
     /// Go to byte `offset` from the start; `None` when it cannot.
     fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
         let _ = offset;
@@ -239,6 +243,9 @@ impl Input for HandedOver {
         len: &mut usize,
     ) -> Option<std::io::Result<usize>> {
         Some(self.0.refill(buf, pos, len))
+    }
+    fn cpu_seconds(&self) -> Option<f64> {
+        Some(self.0.cpu_seconds())
     }
 }
 

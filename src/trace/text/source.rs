@@ -179,6 +179,17 @@ impl TraceSource for TextSource {
         Ok(())
     }
 
+    /// A gzip input: the inflating thread's CPU seconds.
+    fn stage_cpu(&self) -> Vec<(&'static str, f64)> {
+        self.p
+            .lines
+            .src
+            .cpu_seconds()
+            .map(|c| ("inflate", c))
+            .into_iter()
+            .collect()
+    }
+
     fn skipped(&self) -> Option<String> {
         skipped_message(self.p.skipped_lines, &self.p.name, self.p.first_skipped)
     }
