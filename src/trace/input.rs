@@ -127,7 +127,8 @@ impl Input {
 /// trace: 0.2 s of 0.33 s CPU) and the converter keeps about one of two
 /// cores busy, so inflating beside the parser instead of in front of it
 /// takes most of it off the wall clock (BENCHMARKS.md: gzip inputs). Memory:
-/// [`Inflating::AHEAD`] chunks of [`Inflating::CHUNK`] bytes.
+/// [`Inflating::AHEAD`] + 2 chunks of [`Inflating::CHUNK`] bytes (queued,
+/// being filled, being parsed).
 ///
 /// The text parser takes the chunks themselves ([`Inflating::refill`]):
 /// each is inflated [`Inflating::HEAD`] bytes in, so the start of a line cut
@@ -147,8 +148,10 @@ pub(crate) struct Inflating {
 }
 
 impl Inflating {
-    const CHUNK: usize = 1 << 20;
-    const AHEAD: usize = 4;
+    /// 4 MiB ahead in chunks of 256 KiB: the same CPU as 4 of 1 MiB,
+    /// 1.7 MB less peak memory (BENCHMARKS.md: gzip inputs).
+    const CHUNK: usize = 256 << 10;
+    const AHEAD: usize = 16;
     /// Room in front of each chunk for the partial line before it (longer
     /// ones are joined by copying, as a line over a buffer's edge always was).
     pub(crate) const HEAD: usize = 4096;
@@ -167,13 +170,26 @@ impl Inflating {
         let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(Self::AHEAD);
         let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
         let mut first = Some(first);
+        let mut made = 0;
         let cpu = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let cpu_out = std::sync::Arc::clone(&cpu);
         let spawned = std::thread::Builder::new()
             .name("inflate".into())
             .spawn(move || loop {
-                // A reused chunk keeps its length: nothing to zero.
-                let mut buf = spare.try_recv().unwrap_or_default();
+                // At most `AHEAD + 2` chunks: queued, filling, parsed. A
+                // reused chunk keeps its length: nothing to zero.
+                let mut buf = match spare.try_recv() {
+                    Ok(b) => b,
+                    Err(_) if made < Self::AHEAD + 2 => {
+                        made += 1;
+                        Vec::new()
+                    }
+                    Err(_) => match spare.recv() {
+                        Ok(b) => b,
+                        // The reader went away.
+                        Err(_) => return,
+                    },
+                };
                 buf.resize(Self::HEAD + chunk, 0);
                 let mut n = Self::HEAD;
                 if let Some(f) = first.take() {
@@ -257,12 +273,17 @@ impl Inflating {
         }
     }
 
-    /// An emptied chunk goes back for reuse (unless it grew far beyond a
-    /// chunk, holding a long line).
-    fn give_back(&self, buf: Vec<u8>) {
-        if buf.capacity() >= Self::HEAD && buf.capacity() <= 2 * (Self::HEAD + Self::CHUNK) {
-            let _ = self.back.send(buf);
+    /// An emptied chunk goes back for reuse; one that grew far beyond a
+    /// chunk (it held a long line) goes back as an empty one, to be made
+    /// anew. (The reader's first, empty buffer is none of the thread's.)
+    fn give_back(&self, mut buf: Vec<u8>) {
+        if buf.capacity() == 0 {
+            return;
         }
+        if buf.capacity() > 2 * (Self::HEAD + Self::CHUNK) {
+            buf = Vec::new();
+        }
+        let _ = self.back.send(buf);
     }
 
     /// Hand the next chunk over in place of `buf`, whose unread bytes

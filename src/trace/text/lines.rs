@@ -1,5 +1,8 @@
 //! Lines of the input inside one growable buffer, read in large chunks
 //! (no per-line allocation); a seekable input can go back to a checkpoint.
+//! A source that fills buffers of its own (the gzip inflating thread)
+//! hands them over instead ([`Input::refill`]): the buffer is then its
+//! chunk, with the partial line before it copied in front.
 
 use std::io::Read;
 use std::ops::Range;
