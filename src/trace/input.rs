@@ -175,56 +175,59 @@ impl Inflating {
         let cpu_out = std::sync::Arc::clone(&cpu);
         let spawned = std::thread::Builder::new()
             .name("inflate".into())
-            .spawn(move || loop {
-                // At most `AHEAD + 2` chunks: queued, filling, parsed. A
-                // reused chunk keeps its length: nothing to zero.
-                let mut buf = match spare.try_recv() {
-                    Ok(b) => b,
-                    Err(_) if made < Self::AHEAD + 2 => {
-                        made += 1;
-                        Vec::new()
-                    }
-                    Err(_) => match spare.recv() {
+            .spawn(move || {
+                run_in_gaps();
+                loop {
+                    // At most `AHEAD + 2` chunks: queued, filling, parsed. A
+                    // reused chunk keeps its length: nothing to zero.
+                    let mut buf = match spare.try_recv() {
                         Ok(b) => b,
-                        // The reader went away.
-                        Err(_) => return,
-                    },
-                };
-                buf.resize(Self::HEAD + chunk, 0);
-                let mut n = Self::HEAD;
-                if let Some(f) = first.take() {
-                    // (At most `SNIFF_MAX` bytes, less than a chunk.)
+                        Err(_) if made < Self::AHEAD + 2 => {
+                            made += 1;
+                            Vec::new()
+                        }
+                        Err(_) => match spare.recv() {
+                            Ok(b) => b,
+                            // The reader went away.
+                            Err(_) => return,
+                        },
+                    };
+                    buf.resize(Self::HEAD + chunk, 0);
+                    let mut n = Self::HEAD;
+                    if let Some(f) = first.take() {
+                        // (At most `SNIFF_MAX` bytes, less than a chunk.)
+                        buf.truncate(n);
+                        buf.extend_from_slice(&f);
+                        n = buf.len();
+                        buf.resize(n.max(Self::HEAD + chunk), 0);
+                    }
+                    let r = loop {
+                        if n == buf.len() {
+                            break Ok(());
+                        }
+                        match src.read(&mut buf[n..]) {
+                            Ok(0) => break Ok(()),
+                            Ok(k) => n += k,
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => break Err(e),
+                        }
+                    };
                     buf.truncate(n);
-                    buf.extend_from_slice(&f);
-                    n = buf.len();
-                    buf.resize(n.max(Self::HEAD + chunk), 0);
-                }
-                let r = loop {
-                    if n == buf.len() {
-                        break Ok(());
+                    let secs = crate::cputime::thread_cpu_seconds();
+                    cpu_out.store(secs.to_bits(), std::sync::atomic::Ordering::Relaxed);
+                    // The bytes before an error come first; an empty chunk
+                    // marks the end. The reader went away: stop.
+                    let end = n == Self::HEAD;
+                    if (!end || r.is_ok()) && tx.send(Ok(buf)).is_err() {
+                        return;
                     }
-                    match src.read(&mut buf[n..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(k) => n += k,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => break Err(e),
+                    if let Err(e) = r {
+                        let _ = tx.send(Err(e));
+                        return;
                     }
-                };
-                buf.truncate(n);
-                let secs = crate::cputime::thread_cpu_seconds();
-                cpu_out.store(secs.to_bits(), std::sync::atomic::Ordering::Relaxed);
-                // The bytes before an error come first; an empty chunk
-                // marks the end. The reader went away: stop.
-                let end = n == Self::HEAD;
-                if (!end || r.is_ok()) && tx.send(Ok(buf)).is_err() {
-                    return;
-                }
-                if let Err(e) = r {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-                if end {
-                    return;
+                    if end {
+                        return;
+                    }
                 }
             });
         let rx = match spawned {
@@ -345,6 +348,22 @@ impl Read for Inflating {
         out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+/// Let the inflating thread run in the gaps of the parsing thread, the one
+/// that sets the conversion's pace: as `SCHED_BATCH` (Linux), it does not
+/// preempt a running thread when a chunk frees up and it wakes (it has
+/// 4 MiB of slack), but takes its turn at the next tick or on a core left
+/// idle. Its share of the CPU is unchanged (same weight), so a busy machine
+/// cannot starve it. Where this is unavailable nothing changes.
+fn run_in_gaps() {
+    #[cfg(target_os = "linux")]
+    {
+        let p = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 is the calling thread; `p` is a valid sched_param.
+        // A failure leaves the thread as it was.
+        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &p) };
     }
 }
 
