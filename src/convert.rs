@@ -112,7 +112,9 @@ impl ConvertSummary {
     /// "tree" stage, also checks the drawables and, unless the source has
     /// threads of its own, reads them) — and the wall seconds, as one line.
     pub fn timings(&self) -> String {
-        let reads_apart = !self.source_cpu.is_empty();
+        // A source that parses on a thread of its own (not one that only
+        // inflates ahead of the parser).
+        let reads_apart = self.source_cpu.iter().any(|s| s.0 == "read");
         let stages: Vec<(&str, f64)> = self
             .source_cpu
             .iter()

@@ -25,7 +25,7 @@ use crate::parse_size;
 /// left behind on any error (the file is written to a temporary name and renamed at the end).
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// Input: a file path, or with --trace-lib the filespec handed to TRACE_Open (several words are joined with spaces).
+    /// Input: a file path (`-` for standard input, a pipe too: give -o), or with --trace-lib the filespec handed to TRACE_Open (several words are joined with spaces).
     #[arg(required = true, num_args = 1..)]
     input: Vec<String>,
     /// Output file (default: the input name with .txt/.clog2/.rlog replaced by .slog2); `-` for
@@ -92,7 +92,15 @@ fn default_output(input: &str) -> PathBuf {
 }
 
 pub(crate) fn run(a: Args) -> Result<ExitCode, slog2::Error> {
-    let filespec = a.input.join(" ");
+    let mut filespec = a.input.join(" ");
+    if filespec == "-" && a.trace_lib.is_none() {
+        if a.output.is_none() {
+            return Err(slog2::Error::InvalidArgument(
+                "reading standard input (`-`): name the output with -o".into(),
+            ));
+        }
+        filespec = "/dev/stdin".into();
+    }
     let out = a.output.unwrap_or_else(|| default_output(&filespec));
     slog2::convert::check_output_is_not_input(Path::new(&filespec), &out)?;
     let mut source: Box<dyn TraceSource> = match &a.trace_lib {

@@ -372,6 +372,61 @@ fn output_onto_special_files_never_replaces_them() {
     assert!(!slog2_dev::names(d).iter().any(|n| n.ends_with(".partial")));
 }
 
+/// Issue #28: gzip on a pipe (`zcat`-free: `cat x.gz | slog2 convert - -o
+/// out`), a text trace and a CLOG2 log, gives the bytes the plain file
+/// gives; `-` without -o says to name the output.
+#[test]
+fn gzip_on_standard_input_converts_like_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for input in [
+        samples().join("data.txt"),
+        common::fixture("clog2/big_stencil.clog2"),
+    ] {
+        let plain = dir.path().join("plain.slog2");
+        let st = Command::new(bin())
+            .args(["convert", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&plain)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let gz = Command::new("gzip").arg("-c").arg(&input).output().unwrap();
+        assert!(gz.status.success());
+        let piped = dir.path().join("piped.slog2");
+        let mut child = Command::new(bin())
+            .args(["convert", "-q", "-", "-o"])
+            .arg(&piped)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let bytes = gz.stdout;
+        let feeder = std::thread::spawn(move || stdin.write_all(&bytes));
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap().unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            input.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read(&piped).unwrap(),
+            std::fs::read(&plain).unwrap(),
+            "{}",
+            input.display()
+        );
+    }
+    let out = Command::new(bin())
+        .args(["convert", "-q", "-"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o"));
+}
+
 /// Issue #26/#27: negative times are values; `check` on a missing file says
 /// UNREADABLE (exit 2); a gzip text trace converts; times print readably.
 #[test]

@@ -50,6 +50,8 @@ const SNIFF_MIN: usize = 8;
 /// At most this many bytes are looked at for NUL bytes: what the first
 /// reads bring, without waiting for more from a slow pipe.
 const SNIFF_MAX: usize = 4096;
+/// Compressed bytes read at a time from a gzip input.
+const GZ_READ: usize = 256 << 10;
 
 /// An opened, sniffed input. See the module documentation.
 pub struct Input {
@@ -58,7 +60,14 @@ pub struct Input {
     regular: bool,
     gzip: bool,
     /// The sniffed bytes (decompressed when `gzip`), then the rest.
-    reader: Box<dyn Read + Send>,
+    reader: Stream,
+}
+
+/// What an [`Input`] reads from: its one handle (the sniffed bytes in
+/// front), or the inflating thread's chunks.
+pub(crate) enum Stream {
+    Plain(Box<dyn Read + Send>),
+    Inflating(Inflating),
 }
 
 impl std::fmt::Debug for Input {
@@ -100,6 +109,15 @@ impl Input {
     /// The whole (decompressed) stream from its first byte: the sniffed
     /// bytes, then the rest of the one handle that was opened.
     pub fn into_reader(self) -> Box<dyn Read + Send> {
+        match self.reader {
+            Stream::Plain(r) => r,
+            Stream::Inflating(r) => Box::new(r),
+        }
+    }
+
+    /// The same stream, a gzip one as the inflating thread's chunks
+    /// (handed over, not copied: [`Inflating::refill`]).
+    pub(crate) fn into_stream(self) -> Stream {
         self.reader
     }
 }
@@ -109,60 +127,115 @@ impl Input {
 /// trace: 0.2 s of 0.33 s CPU) and the converter keeps about one of two
 /// cores busy, so inflating beside the parser instead of in front of it
 /// takes most of it off the wall clock (BENCHMARKS.md: gzip inputs). Memory:
-/// [`Inflating::AHEAD`] chunks of [`Inflating::CHUNK`] bytes.
-struct Inflating {
+/// [`Inflating::AHEAD`] + 2 chunks of [`Inflating::CHUNK`] bytes (queued,
+/// being filled, being parsed).
+///
+/// The text parser takes the chunks themselves ([`Inflating::refill`]):
+/// each is inflated [`Inflating::HEAD`] bytes in, so the start of a line cut
+/// by the chunk's edge is copied in front of it and nothing else is copied
+/// (copying every inflated byte into the parser's buffer was 8 % of the
+/// parsing thread's instructions). Other readers copy out ([`Read`]).
+pub(crate) struct Inflating {
     rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
     /// Empty chunks go back for reuse.
     back: std::sync::mpsc::Sender<Vec<u8>>,
+    /// The chunk [`Read`] copies from (its bytes from `HEAD` on).
     cur: Vec<u8>,
     pos: usize,
     done: bool,
+    /// The inflating thread's CPU seconds so far (`f64` bits).
+    cpu: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Inflating {
-    const CHUNK: usize = 1 << 20;
-    const AHEAD: usize = 4;
+    /// 4 MiB ahead in chunks of 256 KiB: the same CPU as 4 of 1 MiB,
+    /// 1.7 MB less peak memory (BENCHMARKS.md: gzip inputs).
+    const CHUNK: usize = 256 << 10;
+    const AHEAD: usize = 16;
+    /// Room in front of each chunk for the partial line before it (longer
+    /// ones are joined by copying, as a line over a buffer's edge always was).
+    pub(crate) const HEAD: usize = 4096;
 
-    fn start(mut src: Box<dyn Read + Send>) -> Inflating {
+    /// Inflate `src` on a new thread; `first` (bytes already read from
+    /// it) comes first.
+    fn start(first: Vec<u8>, src: Box<dyn Read + Send>) -> Inflating {
+        Self::start_sized(first, src, Self::CHUNK)
+    }
+
+    pub(crate) fn start_sized(
+        first: Vec<u8>,
+        mut src: Box<dyn Read + Send>,
+        chunk: usize,
+    ) -> Inflating {
         let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(Self::AHEAD);
         let (back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+        let mut first = Some(first);
+        let mut made = 0;
+        let cpu = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let cpu_out = std::sync::Arc::clone(&cpu);
         let spawned = std::thread::Builder::new()
             .name("inflate".into())
-            .spawn(move || loop {
-                let mut buf = spare.try_recv().unwrap_or_default();
-                buf.resize(Self::CHUNK, 0);
-                let mut n = 0;
-                let r = loop {
-                    match src.read(&mut buf[n..]) {
-                        Ok(0) => break Ok(()),
-                        Ok(k) => {
-                            n += k;
-                            if n == buf.len() {
-                                break Ok(());
-                            }
+            .spawn(move || {
+                run_in_gaps();
+                loop {
+                    // At most `AHEAD + 2` chunks: queued, filling, parsed. A
+                    // reused chunk keeps its length: nothing to zero.
+                    let mut buf = match spare.try_recv() {
+                        Ok(b) => b,
+                        Err(_) if made < Self::AHEAD + 2 => {
+                            made += 1;
+                            Vec::new()
                         }
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => break Err(e),
+                        Err(_) => match spare.recv() {
+                            Ok(b) => b,
+                            // The reader went away.
+                            Err(_) => return,
+                        },
+                    };
+                    buf.resize(Self::HEAD + chunk, 0);
+                    let mut n = Self::HEAD;
+                    if let Some(f) = first.take() {
+                        // (At most `SNIFF_MAX` bytes, less than a chunk.)
+                        buf.truncate(n);
+                        buf.extend_from_slice(&f);
+                        n = buf.len();
+                        buf.resize(n.max(Self::HEAD + chunk), 0);
                     }
-                };
-                buf.truncate(n);
-                let end = n == 0;
-                let msg = match r {
-                    Ok(()) => Ok(buf),
-                    Err(e) => Err(e),
-                };
-                let failed = msg.is_err();
-                // The reader went away: stop.
-                if tx.send(msg).is_err() || end || failed {
-                    return;
+                    let r = loop {
+                        if n == buf.len() {
+                            break Ok(());
+                        }
+                        match src.read(&mut buf[n..]) {
+                            Ok(0) => break Ok(()),
+                            Ok(k) => n += k,
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => break Err(e),
+                        }
+                    };
+                    buf.truncate(n);
+                    let secs = crate::cputime::thread_cpu_seconds();
+                    cpu_out.store(secs.to_bits(), std::sync::atomic::Ordering::Relaxed);
+                    // The bytes before an error come first; an empty chunk
+                    // marks the end. The reader went away: stop.
+                    let end = n == Self::HEAD;
+                    if (!end || r.is_ok()) && tx.send(Ok(buf)).is_err() {
+                        return;
+                    }
+                    if let Err(e) = r {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                    if end {
+                        return;
+                    }
                 }
             });
-        let (rx, done) = match spawned {
-            Ok(_) => (rx, false),
+        let rx = match spawned {
+            Ok(_) => rx,
             Err(e) => {
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 let _ = tx.send(Err(e));
-                (rx, false)
+                rx
             }
         };
         Inflating {
@@ -170,40 +243,127 @@ impl Inflating {
             back,
             cur: Vec::new(),
             pos: 0,
-            done,
+            done: false,
+            cpu,
         }
+    }
+
+    /// CPU seconds the inflating thread has used (as of its last chunk).
+    pub(crate) fn cpu_seconds(&self) -> f64 {
+        f64::from_bits(self.cpu.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// The next chunk (its bytes from `HEAD` on), `None` at the end.
+    fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.rx.recv() {
+            Ok(Ok(next)) if next.len() > Self::HEAD => Ok(Some(next)),
+            Ok(Ok(_)) => {
+                self.done = true;
+                Ok(None)
+            }
+            Ok(Err(e)) => {
+                self.done = true;
+                Err(e)
+            }
+            // Gone without its end marker (it panicked): not a short input.
+            Err(_) => {
+                self.done = true;
+                Err(std::io::Error::other("the inflating thread stopped"))
+            }
+        }
+    }
+
+    /// An emptied chunk goes back for reuse; one that grew far beyond a
+    /// chunk (it held a long line) goes back as an empty one, to be made
+    /// anew. (The reader's first, empty buffer is none of the thread's.)
+    fn give_back(&self, mut buf: Vec<u8>) {
+        if buf.capacity() == 0 {
+            return;
+        }
+        if buf.capacity() > 2 * (Self::HEAD + Self::CHUNK) {
+            buf = Vec::new();
+        }
+        let _ = self.back.send(buf);
+    }
+
+    /// Hand the next chunk over in place of `buf`, whose unread bytes
+    /// `buf[*pos..*len]` (the start of a line) go in front of the new ones:
+    /// afterwards `buf[*pos..*len]` holds them followed by the new bytes.
+    /// Returns how many bytes are new (0 at the end: `buf` unchanged).
+    pub(crate) fn refill(
+        &mut self,
+        buf: &mut Vec<u8>,
+        pos: &mut usize,
+        len: &mut usize,
+    ) -> std::io::Result<usize> {
+        // Bytes a `Read` call left in the current chunk come first.
+        let mut next = if self.pos < self.cur.len() {
+            let mut c = std::mem::take(&mut self.cur);
+            c.drain(Self::HEAD..self.pos);
+            self.pos = 0;
+            c
+        } else {
+            match self.next()? {
+                Some(c) => c,
+                None => return Ok(0),
+            }
+        };
+        let new = next.len() - Self::HEAD;
+        let kept = *len - *pos;
+        if kept <= Self::HEAD {
+            let at = Self::HEAD - kept;
+            next[at..Self::HEAD].copy_from_slice(&buf[*pos..*len]);
+            let old = std::mem::replace(buf, next);
+            self.give_back(old);
+            *pos = at;
+        } else {
+            // A long partial line: join by copying.
+            buf.truncate(*len);
+            buf.drain(..*pos);
+            buf.extend_from_slice(&next[Self::HEAD..]);
+            self.give_back(next);
+            *pos = 0;
+        }
+        *len = buf.len();
+        Ok(new)
     }
 }
 
 impl Read for Inflating {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.pos == self.cur.len() {
-            if self.done {
-                return Ok(0);
-            }
-            match self.rx.recv() {
-                Ok(Ok(next)) => {
-                    if next.is_empty() {
-                        self.done = true;
-                    }
+        while self.pos >= self.cur.len() {
+            match self.next()? {
+                Some(next) => {
                     let old = std::mem::replace(&mut self.cur, next);
-                    let _ = self.back.send(old);
-                    self.pos = 0;
+                    self.give_back(old);
+                    self.pos = Self::HEAD;
                 }
-                Ok(Err(e)) => {
-                    self.done = true;
-                    return Err(e);
-                }
-                Err(_) => {
-                    self.done = true;
-                    return Ok(0);
-                }
+                None => return Ok(0),
             }
         }
         let n = out.len().min(self.cur.len() - self.pos);
         out[..n].copy_from_slice(&self.cur[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+/// Let the inflating thread run in the gaps of the parsing thread, the one
+/// that sets the conversion's pace: as `SCHED_BATCH` (Linux), it does not
+/// preempt a running thread when a chunk frees up and it wakes (it has
+/// 4 MiB of slack), but takes its turn at the next tick or on a core left
+/// idle. Its share of the CPU is unchanged (same weight), so a busy machine
+/// cannot starve it. Where this is unavailable nothing changes.
+fn run_in_gaps() {
+    #[cfg(target_os = "linux")]
+    {
+        let p = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 is the calling thread; `p` is a valid sched_param.
+        // A failure leaves the thread as it was.
+        let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &p) };
     }
 }
 
@@ -270,7 +430,7 @@ pub fn open(path: &Path) -> Result<Input> {
                 format: Format::Otf2,
                 regular: false,
                 gzip: false,
-                reader: Box::new(std::io::empty()),
+                reader: Stream::Plain(Box::new(std::io::empty())),
             });
         }
         return Err(Error::io(
@@ -285,8 +445,12 @@ pub fn open(path: &Path) -> Result<Input> {
     let regular = f.metadata().is_ok_and(|m| m.is_file());
     let head = sniff(&mut f, SNIFF_MIN, SNIFF_MAX).map_err(|e| Error::io(path, e))?;
     let raw: Box<dyn Read + Send> = Box::new(Cursor::new(head.clone()).chain(f));
-    let (head, mut reader, gzip) = if head.starts_with(&[0x1f, 0x8b]) {
-        let mut dec: Box<dyn Read + Send> = Box::new(flate2::read::MultiGzDecoder::new(raw));
+    let (head, reader, gzip) = if head.starts_with(&[0x1f, 0x8b]) {
+        // Compressed bytes in large reads: each inflate call then fills
+        // most of a chunk, and the decoder copies its 32 KiB window once
+        // per call (17 % more copying with flate2's 32 KiB default).
+        let raw = std::io::BufReader::with_capacity(GZ_READ, raw);
+        let mut dec: Box<dyn Read + Send> = Box::new(flate2::bufread::MultiGzDecoder::new(raw));
         let inner = sniff(&mut dec, SNIFF_MIN, SNIFF_MAX).map_err(|e| {
             Error::io(
                 path,
@@ -319,9 +483,11 @@ pub fn open(path: &Path) -> Result<Input> {
     };
     // The sniffed bytes go back in front of the rest of the stream; a gzip
     // stream is inflated on a thread of its own, ahead of the parser.
-    if gzip {
-        reader = Box::new(Cursor::new(head).chain(Inflating::start(reader)));
-    }
+    let reader = if gzip {
+        Stream::Inflating(Inflating::start(head, reader))
+    } else {
+        Stream::Plain(reader)
+    };
     Ok(Input {
         path: path.to_path_buf(),
         format,

@@ -237,9 +237,9 @@ pub fn open_source_with(
             name,
             clog2::Clog2Options::default(),
         )?)),
-        input::Format::Text if !inp.in_place() => Ok(Box::new(text::TextSource::from_read(
+        input::Format::Text if !inp.in_place() => Ok(Box::new(text::TextSource::from_stream(
             &name,
-            inp.into_reader(),
+            inp.into_stream(),
         ))),
         input::Format::Text => {
             drop(inp);

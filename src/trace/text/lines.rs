@@ -1,5 +1,8 @@
 //! Lines of the input inside one growable buffer, read in large chunks
 //! (no per-line allocation); a seekable input can go back to a checkpoint.
+//! A source that fills buffers of its own (the gzip inflating thread)
+//! hands them over instead ([`Input::refill`]): the buffer is then its
+//! chunk, with the partial line before it copied in front.
 
 use std::io::Read;
 use std::ops::Range;
@@ -136,8 +139,20 @@ impl Lines {
     }
 
     /// Move the partial line at `pos` to the front, grow the buffer if it
-    /// is mostly full, and read more.
+    /// is mostly full, and read more; or take the source's next buffer
+    /// with the partial line in front ([`Input::refill`]).
     pub(super) fn fill(&mut self) -> std::io::Result<()> {
+        let (old_pos, old_len) = (self.pos, self.len);
+        if let Some(r) = self.src.refill(&mut self.buf, &mut self.pos, &mut self.len) {
+            let n = r?;
+            if n > 0 {
+                self.scanned = self.pos + (self.scanned.max(old_pos) - old_pos);
+            }
+            debug_assert_eq!(self.len - self.pos, old_len - old_pos + n);
+            self.fetched += n as u64;
+            self.eof = n == 0;
+            return Ok(());
+        }
         if self.pos > 0 {
             self.buf.copy_within(self.pos..self.len, 0);
             self.len -= self.pos;
@@ -175,6 +190,23 @@ impl Lines {
 /// What a [`TextSource`] reads from: any reader, and a seekable one (a file,
 /// a buffer in memory) can also go back to a checkpoint.
 pub(super) trait Input: Read + Send {
+    /// A source that fills buffers of its own hands the next one over in
+    /// place of `buf`, with `buf[*pos..*len]` (the partial line) in front
+    /// of the new bytes; returns how many are new (0: the end). `None`: it
+    /// cannot, [`Read`] from it instead.
+    fn refill(
+        &mut self,
+        buf: &mut Vec<u8>,
+        pos: &mut usize,
+        len: &mut usize,
+    ) -> Option<std::io::Result<usize>> {
+        let _ = (buf, pos, len);
+        None
+    }
+    /// CPU seconds of a thread of its own that fills the buffers.
+    fn cpu_seconds(&self) -> Option<f64> {
+        None
+    }
     /// Go to byte `offset` from the start; `None` when it cannot.
     fn seek_to(&mut self, offset: u64) -> Option<std::io::Result<()>> {
         let _ = offset;
@@ -195,6 +227,30 @@ impl<R: Read> Read for Plain<R> {
 }
 
 impl<R: Read + Send> Input for Plain<R> {}
+
+/// A gzip input inflated on a thread of its own: its chunks become the
+/// parser's buffer in turn, instead of being copied into it.
+pub(super) struct HandedOver(pub crate::trace::input::Inflating);
+
+impl Read for HandedOver {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Input for HandedOver {
+    fn refill(
+        &mut self,
+        buf: &mut Vec<u8>,
+        pos: &mut usize,
+        len: &mut usize,
+    ) -> Option<std::io::Result<usize>> {
+        Some(self.0.refill(buf, pos, len))
+    }
+    fn cpu_seconds(&self) -> Option<f64> {
+        Some(self.0.cpu_seconds())
+    }
+}
 
 /// A reader that can seek (a regular file, a buffer in memory).
 pub(super) struct Seekable<R>(pub R);

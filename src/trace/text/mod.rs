@@ -41,7 +41,8 @@
 //!   integers: optional sign and decimal digits, range-checked.
 //!
 //! Speed: the file is read in large chunks into one reused buffer and parsed
-//! in place (no per-line allocation). Primitive lines in their usual
+//! in place (no per-line allocation); a gzip input's inflated chunks are
+//! parsed where the inflating thread put them (`lines::HandedOver`). Primitive lines in their usual
 //! spelling — the bulk of a trace — are parsed whole straight from the
 //! buffer by a fixed-window parser that finds the line's end by parsing it
 //! (no newline search, no per-byte bounds checks, vertex times that repeat

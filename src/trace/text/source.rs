@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::fast::window_line;
 use super::info::{Encode, InfoPlan};
-use super::lines::{Input, Lines, Plain, Seekable};
+use super::lines::{HandedOver, Input, Lines, Plain, Seekable};
 use super::records::Parser;
 use crate::error::{Error, Result};
 use crate::trace::{Checkpoint, Record, TraceSource};
@@ -68,6 +68,20 @@ impl TextSource {
     /// buffered).
     pub fn from_read(name: &str, r: impl Read + Send + 'static) -> Self {
         Self::with_input(name, Box::new(Plain(r)))
+    }
+
+    /// Read a stream [`input::open`](crate::trace::input::open) opened:
+    /// a gzip one takes the inflating thread's chunks as they come.
+    pub(crate) fn from_stream(name: &str, s: crate::trace::input::Stream) -> Self {
+        match s {
+            crate::trace::input::Stream::Plain(r) => Self::from_read(name, r),
+            crate::trace::input::Stream::Inflating(z) => {
+                let mut s = Self::with_input(name, Box::new(HandedOver(z)));
+                // Its buffers are the chunks: no buffer of its own.
+                s.p.lines.buf = Vec::new();
+                s
+            }
+        }
     }
 
     fn with_input(name: &str, input: Box<dyn Input>) -> Self {
@@ -165,6 +179,17 @@ impl TraceSource for TextSource {
         Ok(())
     }
 
+    /// A gzip input: the inflating thread's CPU seconds.
+    fn stage_cpu(&self) -> Vec<(&'static str, f64)> {
+        self.p
+            .lines
+            .src
+            .cpu_seconds()
+            .map(|c| ("inflate", c))
+            .into_iter()
+            .collect()
+    }
+
     fn skipped(&self) -> Option<String> {
         skipped_message(self.p.skipped_lines, &self.p.name, self.p.first_skipped)
     }
@@ -258,4 +283,138 @@ pub(crate) fn skipped_message(n: u64, name: &str, first: usize) -> Option<String
             "{n} line(s) of {name} are no record and were skipped (first: line {first}; a mistyped keyword?)"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! A stream handed over in chunks ([`HandedOver`]: a gzip input) gives
+    //! exactly what the same text read in one piece gives — records,
+    //! locations, the first error — wherever the chunks' edges cut it,
+    //! including lines longer than the room in front of a chunk.
+    use super::*;
+    use crate::trace::input::{Inflating, Stream};
+    use proptest::prelude::*;
+
+    type Outcome = (Vec<(Record, String)>, Option<String>);
+
+    fn drain(s: &mut TextSource, batches: bool) -> Outcome {
+        let mut out = Vec::new();
+        let mut batch = Vec::new();
+        loop {
+            let r = if batches {
+                s.next_records(&mut batch)
+            } else {
+                s.next_record().map(|r| {
+                    batch.clear();
+                    batch.extend(r);
+                })
+            };
+            match r {
+                Ok(()) if batch.is_empty() => return (out, None),
+                Ok(()) => {
+                    for (i, r) in batch.drain(..).enumerate() {
+                        let loc = if batches {
+                            s.location_of(i)
+                        } else {
+                            s.location()
+                        };
+                        out.push((r, loc));
+                    }
+                }
+                Err(e) => return (out, Some(e.to_string())),
+            }
+        }
+    }
+
+    fn chunked(text: &[u8], first: usize, chunk: usize, batches: bool) -> Outcome {
+        let first = first.min(text.len());
+        let rest = std::io::Cursor::new(text[first..].to_vec());
+        let z = Inflating::start_sized(text[..first].to_vec(), Box::new(rest), chunk);
+        drain(
+            &mut TextSource::from_stream("t.txt", Stream::Inflating(z)),
+            batches,
+        )
+    }
+
+    fn assert_same(text: &[u8], first: usize, chunk: usize) {
+        let text_str = String::from_utf8(text.to_vec()).unwrap();
+        for batches in [false, true] {
+            let want = drain(&mut TextSource::from_str("t.txt", &text_str), batches);
+            let got = chunked(text, first, chunk, batches);
+            assert_eq!(got.1, want.1, "error (first {first}, chunk {chunk})");
+            assert_eq!(got.0.len(), want.0.len(), "count (chunk {chunk})");
+            for (k, (g, w)) in got.0.iter().zip(&want.0).enumerate() {
+                assert_eq!(g, w, "record {k} (first {first}, chunk {chunk})");
+            }
+        }
+    }
+
+    const HEADER: &str =
+        "Category[ index=0 name=a topo=State color=(1,2,3,255,true) width=1 < a=%d b=%d > ]\n\
+        Category[ index=1 name=b topo=Arrow color=(1,2,3,255,true) width=1 ]\n";
+
+    fn line() -> impl Strategy<Value = String> {
+        let t = (0u32..1000).prop_map(|k| k as f64 / 1000.0);
+        prop_oneof![
+            20 => (t.clone(), 0i32..6).prop_map(|(t, l)| format!(
+                "Primitive[ TimeBBox({t},{e}) Category=0 ({t}, {l}) ({e}, {l}) < a={l} b=2 > ]",
+                e = t + 0.5
+            )),
+            // The general parser's spelling (two spaces) and many vertices:
+            // lines past the room in front of a chunk.
+            3 => (t.clone(), 1usize..400).prop_map(|(t, n)| {
+                let mut s = format!("Primitive[  TimeBBox({t},{e}) Category=1", e = t + 1.0);
+                for k in 0..n {
+                    s.push_str(&format!(" ({t}, {k})"));
+                }
+                s + " ]"
+            }),
+            3 => (0usize..9000).prop_map(|n| format!("# {}", "c".repeat(n))),
+            2 => Just(String::new()),
+            1 => Just("Primitive[ TimeBBox(0.1,0.2) Category=0 (0.1, x) ]".to_string()),
+            1 => Just("Primitve[ a mistyped keyword ]".to_string()),
+        ]
+    }
+
+    fn trace() -> impl Strategy<Value = Vec<u8>> {
+        (
+            prop::collection::vec(line(), 0..60),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, crlf, last_nl)| {
+                let sep = if crlf { "\r\n" } else { "\n" };
+                let mut s = HEADER.replace('\n', sep);
+                s.push_str(&lines.join(sep));
+                if last_nl {
+                    s.push_str(sep);
+                }
+                s.into_bytes()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn chunks_handed_over_parse_like_one_piece(
+            text in trace(),
+            first in 0usize..300,
+            chunk in prop_oneof![1usize..64, 64usize..5000, Just(1 << 20)],
+        ) {
+            assert_same(&text, first, chunk);
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_refused_across_chunks() {
+        let mut text = b"# one\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', crate::trace::text::MAX_LINE + 10));
+        let (recs, err) = chunked(&text, 3, 1 << 20, true);
+        assert!(recs.is_empty());
+        let err = err.expect("a line over 16 MiB");
+        assert!(
+            err.contains("t.txt:2:1") && err.contains("longer than 16 MiB"),
+            "{err}"
+        );
+    }
 }
