@@ -258,8 +258,13 @@ const SMALL_GROUP_MIN: usize = 2;
 fn unpack_table(bytes: &[u8], e: &DirEntry) -> Result<NodeTable> {
     let r = e.ptr.range("tree node", bytes.len() as u64)?;
     let base = e.ptr.offset as u64;
+    let node = PackedNode::parse(&bytes[r], base)?;
+    // Joined and keyed in one walk when it can be; else the checked path.
+    if let Some((v, layout)) = node.unpack_keyed() {
+        return Ok(NodeTable::new(layout, Some(Arc::new(v))));
+    }
     let mut v = Vec::new();
-    PackedNode::parse(&bytes[r], base)?.unpack_into(false, &mut v)?;
+    node.unpack_into(false, &mut v)?;
     let b = Arc::new(v);
     Ok(NodeTable::new(format::scan_node(&b, base)?, Some(b)))
 }
