@@ -68,6 +68,11 @@ fn cat_and_info(r: &mut Rng, out: &mut Vec<u8>, max_info: u64) {
 fn prim(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64) {
     cat_and_info(r, out, 5);
     let nv = r.count(4) as i16;
+    vertices(r, out, t, nv);
+}
+
+/// A vertex count and its vertices (times near `t`, mostly one line).
+fn vertices(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64, nv: i16) {
     out.extend_from_slice(&nv.to_be_bytes());
     let line = r.below(64) as i32;
     for _ in 0..nv.max(0) {
@@ -351,17 +356,7 @@ fn valid_drawables(r: &mut Rng, composites: bool) -> Vec<u8> {
             out.push(r.next() as u8);
         }
         let nv = if odd { 1 + r.below(4) as i16 } else { 2 };
-        out.extend_from_slice(&nv.to_be_bytes());
-        let line = r.below(64) as i32;
-        for _ in 0..nv {
-            out.extend_from_slice(&r.time(t).to_be_bytes());
-            let l = if r.below(6) == 0 {
-                r.next() as i32
-            } else {
-                line
-            };
-            out.extend_from_slice(&l.to_be_bytes());
-        }
+        vertices(r, out, t, nv);
     };
     for _ in 0..2 {
         let n = r.below(40) as i32;
