@@ -16,6 +16,7 @@ set -euo pipefail
 rounds=$1
 shift
 out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 lock=${BENCH_LOCK:-/work/notes/bench.lock}
 for r in $(seq 1 "$rounds"); do
     for seed in 1 2 3; do
