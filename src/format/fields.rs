@@ -166,22 +166,30 @@ pub(crate) fn walk_drawables(f: &mut impl Fields) -> Result<()> {
     for _ in 0..2 {
         let n = f.i32(S::Count)?;
         for _ in 0..n.max(0) {
-            match f.u8(S::Tag)? {
-                0 => {
-                    f.prim(&mut prev)?;
-                }
-                1 => {
-                    f.i32(S::Cat)?;
-                    let ilen = f.i16(S::Ilen)?;
-                    f.bytes(ilen.max(0) as usize)?;
-                    let m = f.i16(S::Nv)?;
-                    for _ in 0..m.max(0) {
-                        f.prim(&mut prev)?;
-                    }
-                }
-                t => return Err(Error::malformed("tree node", 0, format!("tag {t}"))),
+            walk_record(f, &mut prev)?;
+        }
+    }
+    Ok(())
+}
+
+/// One record of a drawables list, its tag first: a primitive or a
+/// composite (its header, then its members).
+#[inline(always)]
+fn walk_record(f: &mut impl Fields, prev: &mut Prev) -> Result<()> {
+    match f.u8(S::Tag)? {
+        0 => {
+            f.prim(prev)?;
+        }
+        1 => {
+            f.i32(S::Cat)?;
+            let ilen = f.i16(S::Ilen)?;
+            f.bytes(ilen.max(0) as usize)?;
+            let m = f.i16(S::Nv)?;
+            for _ in 0..m.max(0) {
+                f.prim(prev)?;
             }
         }
+        t => return Err(Error::malformed("tree node", 0, format!("tag {t}"))),
     }
     Ok(())
 }
@@ -908,6 +916,9 @@ impl Fields for Join<'_> {
         Ok(())
     }
 }
+
+mod keyed;
+pub(crate) use keyed::join_drawables_keyed;
 
 #[cfg(test)]
 mod tests;

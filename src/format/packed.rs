@@ -48,6 +48,8 @@ use super::directory::{decode_entry_header, encode_entry_header, DirEntry, NODE_
 use super::fields::{self, Join, Split, Values};
 use super::header::BlockPtr;
 pub use super::header::VERSION_COMPRESSED;
+use super::node::NodeLayout;
+use super::record::record_key;
 use super::zlib::{self, Deflater, InflateError};
 use super::Decoder;
 use crate::error::{Error, Result};
@@ -249,6 +251,52 @@ impl<'a> PackedNode<'a> {
         Ok(())
     }
 
+    /// The node's header and drawables in the 2.0.6 layout, with their
+    /// layout — what [`scan_node`](super::scan_node) gives on those bytes —
+    /// joined and keyed in one walk (`format::fields`, private: a cold
+    /// window query's cost on a compressed file). `None` when the
+    /// drawables are not fields-coded or anything is not exactly as the
+    /// checked path ([`unpack_into`](Self::unpack_into), then `scan_node`)
+    /// would accept it: that path then gives the result or the error.
+    pub fn unpack_keyed(&self) -> Option<(Vec<u8>, NodeLayout)> {
+        let h = self.parts[0];
+        if h.method != Method::Fields {
+            return None;
+        }
+        let (z, len, raw) = fields_payload(self.payload[0]).ok()?;
+        let mut out = Vec::new();
+        let keyed = SCRATCH.with(|s| {
+            let (streams, values) = &mut *s.borrow_mut();
+            streams.clear();
+            inflate(z, len, streams).ok()?;
+            let (bounds, info) = Join::values(streams, raw, h.plain, values).ok()?;
+            out.reserve_exact(NODE_HEADER_SIZE + h.plain);
+            encode_entry_header(&mut out, &self.entry);
+            fields::join_drawables_keyed(values, &bounds, info, &mut out, h.plain)
+        })?;
+        let [mut nestless, mut nestable] = keyed.lists;
+        for (list, i) in keyed.later {
+            let k = if list == 0 {
+                &mut nestless[i]
+            } else {
+                &mut nestable[i]
+            };
+            let mut d = Decoder::at(&out, k.offset as usize, self.base, "tree node");
+            let key = record_key(&mut d).ok()?;
+            if (key.offset, key.len) != (k.offset, k.len) {
+                return None;
+            }
+            *k = key;
+        }
+        let layout = NodeLayout {
+            entry: self.entry,
+            nestless,
+            nestable,
+            stubs_at: out.len(),
+        };
+        Some((out, layout))
+    }
+
     /// The node block in the 2.0.6 layout (header, then the parts asked
     /// for: `Drawables`, or both) into `out` (cleared first).
     pub fn unpack_into(&self, stubs: bool, out: &mut Vec<u8>) -> Result<()> {
@@ -291,7 +339,9 @@ thread_local! {
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
-fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
+/// A fields-coded payload's zlib stream, its inflated size and its stored
+/// planes.
+fn fields_payload(payload: &[u8]) -> Result<(&[u8], usize, &[u8])> {
     let bad = |d: &str| Error::malformed("compressed tree node", 0, d.to_string());
     let (head, rest) = payload
         .split_first_chunk::<8>()
@@ -305,10 +355,15 @@ fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) ->
     if len < 0 || len as u64 > (z.len() as u64).saturating_mul(MAX_RATIO) + RATIO_SLACK {
         return Err(bad("field streams larger than their zlib stream can hold"));
     }
+    Ok((z, len as usize, raw))
+}
+
+fn unpack_fields(payload: &[u8], part: Part, plain: usize, out: &mut Vec<u8>) -> Result<()> {
+    let (z, len, raw) = fields_payload(payload)?;
     SCRATCH.with(|s| {
         let (streams, values) = &mut *s.borrow_mut();
         streams.clear();
-        inflate(z, len as usize, streams)?;
+        inflate(z, len, streams)?;
         let (bounds, info) = Join::values(streams, raw, plain, values)?;
         // The part is written in place: `plain` bytes (bounded by the
         // stored bytes, checked on parse), cut to what the walk wrote.

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use super::index::NodeTable;
 use super::{QueryStats, Slog2File};
 use crate::error::Result;
-use crate::format::{self, DirEntry, PackedNode};
+use crate::format::{self, DirEntry, NodeLayout, PackedNode};
 use crate::task::Task;
 
 /// A node block in the 2.0.6 layout: borrowed from the file, or unpacked.
@@ -73,6 +73,19 @@ impl Slog2File {
         let mut v = Vec::new();
         PackedNode::parse(block, base)?.unpack_into(stubs, &mut v)?;
         Ok(NodeBytes::Unpacked(Arc::new(v)))
+    }
+
+    /// The header and drawables of node `pos` in the 2.0.6 layout (a
+    /// compressed node: unpacked) and their layout, as `scan_node` gives
+    /// it — a compressed node's joined and keyed in one walk when it can
+    /// be ([`PackedNode::unpack_keyed`]).
+    pub(crate) fn drawables_layout(&self, pos: u32) -> Result<(NodeBytes<'_>, NodeLayout)> {
+        let (block, base) = self.raw_block(pos)?;
+        if !self.is_compressed() {
+            return Ok((NodeBytes::File(block), format::scan_node(block, base)?));
+        }
+        let (v, layout) = unpack_layout(block, base)?;
+        Ok((NodeBytes::Unpacked(Arc::new(v)), layout))
     }
 
     /// The node of directory position `pos`, with its stubs.
@@ -257,11 +270,23 @@ const SMALL_GROUP_MIN: usize = 2;
 /// of the file's bytes alone (so it may run on the pool).
 fn unpack_table(bytes: &[u8], e: &DirEntry) -> Result<NodeTable> {
     let r = e.ptr.range("tree node", bytes.len() as u64)?;
-    let base = e.ptr.offset as u64;
+    let (v, layout) = unpack_layout(&bytes[r], e.ptr.offset as u64)?;
+    Ok(NodeTable::new(layout, Some(Arc::new(v))))
+}
+
+/// The compressed node `block` (at file offset `base`): its header and
+/// drawables unpacked, and their layout. Joined and keyed in one walk when
+/// it can be; else the checked path (unpack, then `scan_node`), which
+/// gives the same result or the error.
+fn unpack_layout(block: &[u8], base: u64) -> Result<(Vec<u8>, NodeLayout)> {
+    let node = PackedNode::parse(block, base)?;
+    if let Some(keyed) = node.unpack_keyed() {
+        return Ok(keyed);
+    }
     let mut v = Vec::new();
-    PackedNode::parse(&bytes[r], base)?.unpack_into(false, &mut v)?;
-    let b = Arc::new(v);
-    Ok(NodeTable::new(format::scan_node(&b, base)?, Some(b)))
+    node.unpack_into(false, &mut v)?;
+    let layout = format::scan_node(&v, base)?;
+    Ok((v, layout))
 }
 
 /// How a file's tree nodes are stored: what `slog2 info` reports.

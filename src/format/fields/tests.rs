@@ -68,6 +68,11 @@ fn cat_and_info(r: &mut Rng, out: &mut Vec<u8>, max_info: u64) {
 fn prim(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64) {
     cat_and_info(r, out, 5);
     let nv = r.count(4) as i16;
+    vertices(r, out, t, nv);
+}
+
+/// A vertex count and its vertices (times near `t`, mostly one line).
+fn vertices(r: &mut Rng, out: &mut Vec<u8>, t: &mut u64, nv: i16) {
     out.extend_from_slice(&nv.to_be_bytes());
     let line = r.below(64) as i32;
     for _ in 0..nv.max(0) {
@@ -236,4 +241,145 @@ fn records_at_once_agree_with_the_grammar_field_by_field() {
             }
         }
     }
+}
+
+/// The drawables part joined and keyed in one walk ([`join_drawables_keyed`])
+/// against the checked path (the join, then `scan_node` on its bytes): when
+/// the one walk accepts a part, the checked path accepts it too and gives
+/// the same bytes and keys; on valid parts of primitives it accepts.
+#[test]
+fn keyed_join_agrees_with_join_then_scan() {
+    use crate::format::directory::{decode_entry_header, encode_entry_header};
+    use crate::format::{record_key, BlockPtr, DirEntry, RecordKey};
+    use crate::format::{scan_node, Decoder};
+    use crate::model::{NodeId, TimeBox};
+    let entry = DirEntry {
+        id: NodeId { depth: 0, xpos: 3 },
+        time_box: TimeBox::new(0.0, 1.0),
+        ptr: BlockPtr::new(0, 0),
+    };
+    let mut head = Vec::new();
+    encode_entry_header(&mut head, &entry);
+    assert_eq!(
+        decode_entry_header(&mut Decoder::new(&head, 0, "t")).unwrap(),
+        entry
+    );
+    // The checked path: bytes and layout, or None.
+    let checked = |streams: &[u8], raw: &[u8], room: usize| {
+        let part = join(streams, raw, room, false, false).ok()?;
+        if part.len() != room {
+            return None;
+        }
+        let block = [head.clone(), part].concat();
+        let layout = scan_node(&block, 0).ok()?;
+        Some((block, layout.nestless, layout.nestable, layout.stubs_at))
+    };
+    let keyed = |streams: &[u8], raw: &[u8], room: usize| {
+        let mut values = Vec::new();
+        let (bounds, info) = Join::values(streams, raw, room, &mut values).ok()?;
+        let mut out = head.clone();
+        let k = join_drawables_keyed(&values, &bounds, info, &mut out, room)?;
+        let [mut a, mut b] = k.lists;
+        for (list, i) in k.later {
+            let key = if list == 0 { &mut a[i] } else { &mut b[i] };
+            let mut d = Decoder::new(&out, 0, "tree node");
+            d.skip(key.offset as usize).unwrap();
+            let r = record_key(&mut d).ok()?;
+            assert_eq!((r.offset, r.len), (key.offset, key.len));
+            *key = r;
+        }
+        let at = out.len();
+        Some((out, a, b, at))
+    };
+    let bits = |v: &[RecordKey]| -> Vec<_> {
+        v.iter()
+            .map(|k| {
+                let b = (k.start.to_bits(), k.end.to_bits());
+                (b, k.category, k.first_line, k.last_line, k.offset, k.len)
+            })
+            .collect()
+    };
+    type Out = Option<(Vec<u8>, Vec<RecordKey>, Vec<RecordKey>, usize)>;
+    let same = |a: &Out, b: &Out| match (a, b) {
+        (Some((x, xa, xb, xs)), Some((y, ya, yb, ys))) => {
+            x == y && bits(xa) == bits(ya) && bits(xb) == bits(yb) && xs == ys
+        }
+        _ => false,
+    };
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    let (mut accepted, mut simple) = (0, 0);
+    for case in 0..600 {
+        let plain = if case % 3 == 0 {
+            drawables(&mut r)
+        } else {
+            valid_drawables(&mut r, case % 3 == 1)
+        };
+        let (streams, raw) = split(&plain, false, false).expect("a valid part walks");
+        let want = checked(&streams, &raw, plain.len());
+        let got = keyed(&streams, &raw, plain.len());
+        if got.is_some() {
+            accepted += 1;
+            assert!(same(&got, &want), "case {case}");
+        }
+        // A part of valid primitives and composites only: accepted.
+        if want.is_some() {
+            simple += 1;
+            assert!(got.is_some(), "case {case}: refused a valid part");
+        }
+        for room in [plain.len().saturating_sub(1), plain.len() + 1] {
+            assert!(keyed(&streams, &raw, room).is_none());
+        }
+        for _ in 0..20 {
+            let mut bad = streams.clone();
+            let at = r.below(bad.len() as u64) as usize;
+            bad[at] ^= 1 << r.below(8);
+            if let Some(got) = keyed(&bad, &raw, plain.len()) {
+                let want = checked(&bad, &raw, plain.len());
+                assert!(same(&Some(got), &want), "case {case}, damaged at {at}");
+            }
+        }
+    }
+    assert!(accepted > 300 && simple > 300, "{accepted} {simple}");
+}
+
+/// A drawables part `scan_node` accepts: mostly states and arrows (no
+/// info, two vertices), some events and polylines with info, and
+/// composites when `composites`.
+fn valid_drawables(r: &mut Rng, composites: bool) -> Vec<u8> {
+    let (mut out, mut t) = (Vec::new(), r.next() >> 2);
+    let prim = |r: &mut Rng, out: &mut Vec<u8>, t: &mut u64| {
+        let odd = r.below(6) == 0;
+        out.extend_from_slice(&(r.below(40) as i32).to_be_bytes());
+        let ilen = if odd { r.count(5) as i16 } else { 0 };
+        out.extend_from_slice(&ilen.to_be_bytes());
+        for _ in 0..ilen.max(0) {
+            out.push(r.next() as u8);
+        }
+        let nv = if odd { 1 + r.below(4) as i16 } else { 2 };
+        vertices(r, out, t, nv);
+    };
+    for _ in 0..2 {
+        let n = r.below(40) as i32;
+        out.extend_from_slice(&n.to_be_bytes());
+        for _ in 0..n {
+            if composites && r.below(5) == 0 {
+                out.push(1);
+                out.extend_from_slice(&(r.below(40) as i32).to_be_bytes());
+                let ilen = r.below(3) as i16;
+                out.extend_from_slice(&ilen.to_be_bytes());
+                for _ in 0..ilen {
+                    out.push(r.next() as u8);
+                }
+                let m = 1 + r.below(3) as i16;
+                out.extend_from_slice(&m.to_be_bytes());
+                for _ in 0..m {
+                    prim(r, &mut out, &mut t);
+                }
+            } else {
+                out.push(0);
+                prim(r, &mut out, &mut t);
+            }
+        }
+    }
+    out
 }

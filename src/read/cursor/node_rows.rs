@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::format::{self, RecordKey};
+use crate::format::RecordKey;
 use crate::model::{DrawingKey, TimeBox};
 
 use super::super::blocks::NodeBytes;
@@ -87,13 +87,13 @@ impl NodeRows {
         }
         f.note_touched(raw.len() as u64);
         // A compressed node: its drawables unpacked, held with the rows.
-        let unpacked = match f.node_bytes(&f.directory()[pos as usize], false)? {
+        let (bytes, layout) = f.drawables_layout(pos)?;
+        let block_bytes = bytes.len();
+        stats.bytes_indexed += block_bytes as u64;
+        let unpacked = match bytes {
             NodeBytes::File(_) => None,
             NodeBytes::Unpacked(b) => Some(b),
         };
-        let block = unpacked.as_ref().map_or(raw, |b| &b[..]);
-        let layout = format::scan_node(block, base)?;
-        stats.bytes_indexed += block.len() as u64;
         for list in [&layout.nestless, &layout.nestable] {
             let mut prev: Option<DrawingKey> = None;
             for k in list.iter() {
@@ -120,7 +120,7 @@ impl NodeRows {
             },
             rec_start: Vec::with_capacity(n),
             max_end: Vec::with_capacity(n),
-            block_bytes: block.len(),
+            block_bytes,
             chunk: chunk.max(1),
             unpacked,
         }))
