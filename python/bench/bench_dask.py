@@ -3,6 +3,7 @@ of one big file, single process vs a LocalCluster of worker processes, and a
 study of many files reduced to one table.
 
     python bench_dask.py single FILE [ROUNDS]          # File.profile(), this process
+    python bench_dask.py parts FILE N [ROUNDS]         # whole pass vs the N partitions' passes, here
     python bench_dask.py cluster FILE WORKERS PARTS [ROUNDS]
     python bench_dask.py study WORKERS FILE...         # slog2.dask.profile(files)
 
@@ -34,6 +35,40 @@ def timed(fn, rounds):
     return res, t
 
 
+def partition_passes(path, n, rounds):
+    """The partition overhead without Dask: in this process, alternated, the whole
+    file's pass and the N partitions' passes one after the other, each as a task
+    does it (open by path, stats of the partition, profile frame); wall and CPU
+    (user + system) seconds, medians. Set RAYON_NUM_THREADS=1 for the per-core figure."""
+    import slog2
+    import slog2.dask as sd
+
+    def clock():
+        t = os.times()
+        return time.perf_counter(), t.user + t.system
+
+    def run(k):
+        with slog2.open(path) as f, f.stats(part=sd._range(f, k, n) if k is not None else None) as s:
+            return s.profile(False, timed=True)
+
+    run(None)
+    whole, split = [], []
+    for _ in range(rounds):
+        a = clock()
+        run(None)
+        b = clock()
+        whole.append((b[0] - a[0], b[1] - a[1]))
+        for k in range(n):
+            run(k)
+        c = clock()
+        split.append((c[0] - b[0], c[1] - b[1]))
+    w = [statistics.median(x[i] for x in whole) for i in (0, 1)]
+    p = [statistics.median(x[i] for x in split) for i in (0, 1)]
+    print(f"whole pass: median {w[0]:.3f} s wall, {w[1]:.3f} s cpu; {n} partitions' passes: "
+          f"median {p[0]:.3f} s wall, {p[1]:.3f} s cpu; overhead {p[0] / w[0]:.3f}x wall, "
+          f"{p[1] / w[1]:.3f}x cpu (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'all')})")
+
+
 def main():
     mode = sys.argv[1]
     if mode == "single":
@@ -44,6 +79,9 @@ def main():
             res, t = timed(lambda: f.profile(), rounds)
         print(f"single (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'all')}): "
               f"median {statistics.median(t):.3f} s {['%.3f' % x for x in t]}; {digest(res)}")
+        return
+    if mode == "parts":
+        partition_passes(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 3)
         return
     os.environ["RAYON_NUM_THREADS"] = "1"  # inherited by the worker processes
     from dask.distributed import Client, LocalCluster
