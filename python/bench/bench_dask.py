@@ -6,6 +6,7 @@ study of many files reduced to one table.
     python bench_dask.py parts FILE N [ROUNDS]         # whole pass vs the N partitions' passes, here
     python bench_dask.py cluster FILE WORKERS PARTS [ROUNDS]
     python bench_dask.py study WORKERS FILE...         # slog2.dask.profile(files)
+    python bench_dask.py path FILE WORKERS PARTS [ROUNDS]  # the Dask path alone (empty window)
 
 Set RAYON_NUM_THREADS=1 for per-core figures (the cluster mode sets it for its
 workers). Each mode runs once untimed (warm page cache, started workers), then
@@ -96,6 +97,30 @@ def main():
             res, t = timed(lambda: sd.profile(path, partitions=parts, client=c), rounds)
         print(f"cluster {workers} workers x 1 thread, {parts} partitions: median {statistics.median(t):.3f} s "
               f"{['%.3f' % x for x in t]}; {digest(res)}")
+    elif mode == "path":
+        # The profile of an empty window (before the file's start): the whole graph,
+        # every task opening the file, no pass. CPU of the client + scheduler (one
+        # process in a LocalCluster) and of the workers, per call.
+        path, workers, parts = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 20
+
+        def cpu():
+            t = os.times()
+            return t.user + t.system
+
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cl, Client(cl) as c:
+            def call():
+                return sd.profile(path, -1e300, -1e300, partitions=parts, client=c)
+
+            call()
+            w0, c0 = sum(c.run(cpu).values()), cpu()
+            res, t = timed(call, rounds)
+            w1, c1 = sum(c.run(cpu).values()), cpu()
+        n = rounds + 1
+        print(f"Dask path alone, {workers} workers, {parts} partitions: median {statistics.median(t) * 1e3:.0f} ms "
+              f"(min {min(t) * 1e3:.0f}); CPU a call: client+scheduler {(c1 - c0) / n * 1e3:.0f} ms, "
+              f"workers {(w1 - w0) / n * 1e3:.0f} ms; {len(res)} rows")
     elif mode == "study":
         workers, paths = int(sys.argv[2]), sys.argv[3:]
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
