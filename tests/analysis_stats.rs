@@ -502,6 +502,67 @@ proptest! {
         }
     }
 
+    /// Partition edges on the leaves' own box edges: a leaf wholly inside a
+    /// partition takes the leaf walk's fast path (no per-state selection), a
+    /// leaf ending exactly on an edge must not (a state starting on the edge
+    /// belongs to the next partition), and the partials still merge into
+    /// the window's statistics.
+    #[test]
+    fn partitions_cut_on_leaf_edges(
+        groups in proptest::collection::vec(drawable(), 1..120),
+        leaf in prop_oneof![Just(400i32), Just(1024)],
+        nc in 2i16..4,
+        pick in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 1..4),
+        window in (0u32..1600, 0u32..1600, any::<bool>()),
+    ) {
+        let (_dir, path) = write(groups, leaf, nc);
+        let f = Slog2File::open(&path).unwrap();
+        let back: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
+        let (prims, comps) = flatten(&back);
+        let parents = brute_parents(&prims);
+        let opts = StatsOptions { wait: vec!["MPI_W*".into()] };
+        let leaves: Vec<(f64, f64)> = f
+            .directory()
+            .iter()
+            .filter(|e| e.id.depth == 0)
+            .map(|e| (e.time_box.start, e.time_box.end))
+            .collect();
+        let mut edges: Vec<f64> = pick
+            .iter()
+            .map(|(i, end)| {
+                let b = leaves[i.index(leaves.len())];
+                if *end { b.1 } else { b.0 }
+            })
+            .collect();
+        edges.sort_by(f64::total_cmp);
+        edges.dedup();
+        edges.insert(0, f64::NEG_INFINITY);
+        edges.push(f64::INFINITY);
+        let (a, len, clip) = window;
+        let tb = f.total_time();
+        for sc in [
+            Scope::whole(&f),
+            Scope::window(a as f64 / 32.0 - 1.0, (a + len) as f64 / 32.0).clipped(clip),
+            Scope::window(tb.start, tb.end).clipped(false),
+        ] {
+            let parts: Vec<Stats> = edges
+                .windows(2)
+                .map(|w| {
+                    let p = sc.part(w[0], w[1]);
+                    let s = Stats::compute(&f, &p, &opts).unwrap();
+                    (s, p)
+                })
+                .map(|(s, p)| {
+                    let want = brute(&prims, &comps, &parents, &p);
+                    check_stats(&s, &want, &p).map(|_| s)
+                })
+                .collect::<Result<_, TestCaseError>>()?;
+            let mut merged = merge_all(parts);
+            merged.scope = sc;
+            check_stats(&merged, &brute(&prims, &comps, &parents, &sc), &sc)?;
+        }
+    }
+
     #[test]
     fn partitions_hold_each_drawable_once(
         groups in proptest::collection::vec(drawable(), 1..120),

@@ -442,7 +442,20 @@ class File(Closing, StatsMixin):
             rows = elems[: ne.value].copy().reshape(nr.value, nc.value)
             maps.append(YMap(title.value.decode("utf-8", "replace"), labels, rows))
         self.ymaps: List[YMap] = maps
-        # tree directory
+        # The tree directory is read on first use (``tree``): for a file of 10^5
+        # nodes it costs more than all the rest of opening, and a statistic, a
+        # window query or a Dask task opening the file never needs it.
+        self._tree: Optional[Tree] = None
+
+    @property
+    def tree(self) -> Tree:
+        """The tree directory (read from the library on first use; on a closed
+        file that never read it, the library's bad-handle error)."""
+        if self._tree is None:
+            self._tree = self._read_tree()
+        return self._tree
+
+    def _read_tree(self) -> Tree:
         nn = c_int()
         rc = L.SLOG2_Read_dir(self._h, None, 0, byref(nn))
         if rc not in (0, _lib.SLOG2_ERR_ARRAY_TOO_SMALL):
@@ -456,7 +469,7 @@ class File(Closing, StatsMixin):
         m = re.search(r"children per node (\d+), leaf size (\d+)", self.header)
         if m:
             cpn, leaf = int(m.group(1)), int(m.group(2))
-        self.tree = Tree(nodes, cpn, leaf)
+        return Tree(nodes, cpn, leaf)
 
     def _category_tables(self):
         return self._cat_tables
@@ -511,8 +524,9 @@ class File(Closing, StatsMixin):
 
     def __repr__(self) -> str:
         st = "closed" if self._closed else "open"
+        nodes = "?" if self._tree is None and self._closed else len(self.tree)
         return (f"<slog2.File {self.path!r} {st}: [{self.total_time[0]}, {self.total_time[1]}], "
-                f"{len(self.categories)} categories, {len(self.tree)} nodes>")
+                f"{len(self.categories)} categories, {nodes} nodes>")
 
     # -- queries ----------------------------------------------------------
     def window(self, t0: float, t1: float) -> Rows:

@@ -22,10 +22,19 @@ and reads only the tree nodes that can hold its drawables.
 **Partial results.** Every task computes a mergeable partial result in the
 library (``File.stats(part=...)``, ``File.histogram(part=...)``, ...): counts,
 sums, minima and maxima per key, histograms on shared bin edges, time profiles
-on a shared grid. Dask reduces them (``groupby().agg()`` on the cluster). The
-results equal the single-process ones: counts exactly, times up to the order of
-float sums. Exclusive time is exact too: a state's nested children subtract
-from it in the partition where each child starts.
+on a shared grid. Dask reduces them by a tree of merge tasks on the cluster
+(a pandas ``groupby().agg()`` of at most 16 partials each): one small graph of
+plain tasks, not a ``dask.dataframe`` pipeline, whose graph building and
+per-partition steps cost the client and the workers more than merging a few
+rows. The results equal the single-process ones: counts exactly, times up to
+the order of float sums. Exclusive time is exact too: a state's nested
+children subtract from it in the partition where each child starts.
+
+**The client does not open the files.** A task gets its file's path and its
+partition's number ``k`` of ``n``, and cuts the edges itself
+(``File.partition_edges(n)``, the same on every worker); only
+``partitions="auto"`` looks at the file, for its size. :func:`plan` gives the
+edges to callers that want them.
 
 **Several files.** Category indices differ between runs, so a study of many
 files is reduced by category **name** (``by_file=True`` keeps one row per file).
@@ -57,8 +66,8 @@ from ._reader import open as _open
 PathLike = Union[str, os.PathLike]
 Paths = Union[PathLike, Sequence[PathLike]]
 
-#: Bytes of file per partition when ``partitions="auto"`` (few partitions: each one re-reads
-#: the inner tree nodes over its range, BENCHMARKS.md "Statistics").
+#: Bytes of file per partition when ``partitions="auto"``: few partitions, each task
+#: costs the cluster its scheduling and opening the file (BENCHMARKS.md "Dask").
 AUTO_PARTITION_BYTES = 2 << 30
 
 
@@ -71,17 +80,40 @@ def _paths(paths: Paths) -> List[str]:
     return out
 
 
-def plan(paths: Paths, partitions: Union[int, str] = "auto") -> List[Tuple[int, str, float, float]]:
-    """The tasks: ``(file number, path, a, b)`` for each time partition ``[a, b)``
-    of each file (``partitions`` per file, or ``"auto"``: one per 2 GiB)."""
+def _count(path: str, partitions: Union[int, str]) -> int:
+    """Partitions of one file: ``partitions``, or for ``"auto"`` one per 2 GiB."""
+    if partitions == "auto":
+        return max(1, int(round(os.path.getsize(path) / AUTO_PARTITION_BYTES)))
+    if isinstance(partitions, (int, np.integer)) and not isinstance(partitions, bool) and partitions >= 1:
+        return int(partitions)
+    raise ValueError(f"partitions must be an int >= 1 or 'auto', not {partitions!r}")
+
+
+def _tasks(paths: Paths, partitions: Union[int, str]) -> List[Tuple[int, str, int, int]]:
+    """``(file number, path, k, n)`` for partition ``k`` of the ``n`` of each file
+    (module docs: the task cuts the edges)."""
     out = []
     for i, p in enumerate(_paths(paths)):
-        if partitions == "auto":
-            n = max(1, int(round(os.path.getsize(p) / AUTO_PARTITION_BYTES)))
-        elif isinstance(partitions, (int, np.integer)) and not isinstance(partitions, bool):
-            n = int(partitions)
-        else:
-            raise ValueError(f"partitions must be an int >= 1 or 'auto', not {partitions!r}")
+        n = _count(p, partitions)
+        out.extend((i, p, k, n) for k in range(n))
+    return out
+
+
+def _range(f, k: int, n: int) -> Tuple[float, float]:
+    """Partition ``[a, b)`` number ``k`` of the ``n`` of an open file."""
+    if n == 1:
+        return (-np.inf, np.inf)
+    e = f.partition_edges(n)
+    return float(e[k]), float(e[k + 1])
+
+
+def plan(paths: Paths, partitions: Union[int, str] = "auto") -> List[Tuple[int, str, float, float]]:
+    """The tasks: ``(file number, path, a, b)`` for each time partition ``[a, b)``
+    of each file (``partitions`` per file, or ``"auto"``: one per 2 GiB). Opens
+    each file; the functions below leave that to their tasks."""
+    out = []
+    for i, p in enumerate(_paths(paths)):
+        n = _count(p, partitions)
         with _open(p) as f:
             e = f.partition_edges(n)
         out.extend((i, p, float(e[k]), float(e[k + 1])) for k in range(n))
@@ -92,6 +124,28 @@ def _compute(x, client):
     if client is not None:
         return client.compute(x).result()
     return x.compute()
+
+
+#: Partials per merge task of :func:`_reduce`.
+MERGE_WIDTH = 16
+
+
+def _reduce(parts: list, merge, *args):
+    """A tree of ``merge(*args, *partials)`` tasks over delayed partials, at most
+    :data:`MERGE_WIDTH` each, down to one (at least one merge, so a single
+    partial comes out merged too)."""
+    parts = list(parts)
+    while True:
+        parts = [delayed(merge)(*args, *parts[k:k + MERGE_WIDTH])
+                 for k in range(0, len(parts), MERGE_WIDTH)]
+        if len(parts) == 1:
+            return parts[0]
+
+
+def _merge(keys: List[str], how: dict, *parts):
+    """Partials (frames with ``keys`` and ``how``'s columns) merged per key."""
+    df = pd.concat(parts, ignore_index=True)
+    return df.groupby(keys, sort=False).agg(how).reset_index()
 
 
 # -- read ------------------------------------------------------------------
@@ -107,9 +161,9 @@ def _meta(cols: dict):
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in cols.items()})
 
 
-def _load(i, path, a, b, t0, t1):
+def _load(i, path, k, n, t0, t1):
     with _open(path) as f:
-        df = f.partition_frame(a, b, t0, t1)
+        df = f.partition_frame(*_range(f, k, n), t0, t1)
     df.insert(0, "file", np.int32(i))
     return df
 
@@ -122,7 +176,7 @@ def read(paths: Paths, partitions: Union[int, str] = "auto", t0=None, t1=None):
     included —, 1 composite), ``category``, ``start``, ``end``, ``time0``,
     ``time1``, ``line0``, ``line1`` (an arrow goes from ``(time0, line0)`` to
     ``(time1, line1)``), ``num_real``. Names: :func:`categories`."""
-    tasks = [delayed(_load)(i, p, a, b, t0, t1) for i, p, a, b in plan(paths, partitions)]
+    tasks = [delayed(_load)(i, p, k, n, t0, t1) for i, p, k, n in _tasks(paths, partitions)]
     return dd.from_delayed(tasks, meta=_meta(_ROW_META), verify_meta=False)
 
 
@@ -137,8 +191,8 @@ def categories(paths: Paths):
 
 # -- profile -------------------------------------------------------------------
 
-def _profile_part(i, path, a, b, t0, t1, whole, by_line):
-    with _open(path) as f, f.stats(t0, t1, whole=whole, part=(a, b)) as s:
+def _profile_part(i, path, k, n, t0, t1, whole, by_line):
+    with _open(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
         df = s.profile(by_line, timed=True)
     df.insert(0, "file", np.int32(i))
     return df
@@ -158,20 +212,12 @@ def profile(paths: Paths, t0=None, t1=None, *, by_line: bool = False, whole: boo
     ``count``, ``inclusive``, ``exclusive``, ``min``, ``mean``, ``max`` per category
     (per name across files; ``by_file``: per file and category)."""
     ps = _paths(paths)
-    tasks = [delayed(_profile_part)(i, p, a, b, t0, t1, whole, by_line)
-             for i, p, a, b in plan(ps, partitions)]
-    meta = {"file": np.int32}
-    if by_line:
-        meta["line"] = np.intc
-    meta.update({"category": np.intc, "name": object, "count": np.int64, "inclusive": np.float64,
-                 "exclusive": np.float64, "min": np.float64, "mean": np.float64,
-                 "max": np.float64, "timed": np.int64})
-    ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
+    tasks = [delayed(_profile_part)(i, p, k, n, t0, t1, whole, by_line)
+             for i, p, k, n in _tasks(ps, partitions)]
     keys = _keys(ps, by_file, by_line)
-    # split_out=1: a tree reduction of the partials (small), not a shuffle.
-    agg = ddf.groupby(keys).agg({"count": "sum", "timed": "sum", "inclusive": "sum",
-                                 "exclusive": "sum", "min": "min", "max": "max"}, split_out=1)
-    df = _compute(agg, client).reset_index()
+    how = {"count": "sum", "timed": "sum", "inclusive": "sum", "exclusive": "sum", "min": "min",
+           "max": "max"}
+    df = _compute(_reduce(tasks, _merge, keys, how), client)
     df = df[(df["count"] > 0) | (df["exclusive"] != 0)]
     df["mean"] = np.where(df["timed"] > 0, df["inclusive"] / df["timed"].where(df["timed"] > 0, 1),
                           np.nan)
@@ -182,8 +228,8 @@ def profile(paths: Paths, t0=None, t1=None, *, by_line: bool = False, whole: boo
 
 # -- communication matrix --------------------------------------------------------
 
-def _comm_part(i, path, a, b, t0, t1, whole):
-    with _open(path) as f, f.stats(t0, t1, whole=whole, part=(a, b)) as s:
+def _comm_part(i, path, k, n, t0, t1, whole):
+    with _open(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
         df = s.comm_matrix()
     df["sized"] = df["bytes"].notna().astype(np.int64)
     df["bytes"] = df["bytes"].fillna(0).astype(np.int64)
@@ -197,13 +243,11 @@ def comm_matrix(paths: Paths, t0=None, t1=None, *, whole: bool = False, by_file:
     (``<NA>`` when no arrow of the cell had a size) per (``from_line``,
     ``to_line``, category)."""
     ps = _paths(paths)
-    tasks = [delayed(_comm_part)(i, p, a, b, t0, t1, whole) for i, p, a, b in plan(ps, partitions)]
-    meta = {"file": np.int32, "from_line": np.intc, "to_line": np.intc, "category": np.intc,
-            "name": object, "count": np.int64, "bytes": np.int64, "sized": np.int64}
-    ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
+    tasks = [delayed(_comm_part)(i, p, k, n, t0, t1, whole) for i, p, k, n in _tasks(ps, partitions)]
     keys = (["file"] if by_file else []) + ["from_line", "to_line"]
     keys += ["category", "name"] if (len(ps) == 1 or by_file) else ["name"]
-    df = _compute(ddf.groupby(keys)[["count", "bytes", "sized"]].sum(split_out=1), client).reset_index()
+    how = {"count": "sum", "bytes": "sum", "sized": "sum"}
+    df = _compute(_reduce(tasks, _merge, keys, how), client)
     df = df.sort_values(keys).reset_index(drop=True)
     df["bytes"] = pd.array(df["bytes"], dtype="Int64")
     df.loc[df["sized"] == 0, "bytes"] = pd.NA
@@ -212,8 +256,9 @@ def comm_matrix(paths: Paths, t0=None, t1=None, *, whole: bool = False, by_file:
 
 # -- histograms ------------------------------------------------------------------
 
-def _hist_part(i, path, a, b, t0, t1, category, sizes, bins, log, lo, hi, whole):
+def _hist_part(i, path, k, n, t0, t1, category, sizes, bins, log, lo, hi, whole):
     with _open(path) as f:
+        a, b = _range(f, k, n)
         if sizes:
             h = f.message_histogram(bins, category, t0, t1, log=log, lo=lo, hi=hi, part=(a, b))
         else:
@@ -242,11 +287,11 @@ _HIST_META = {"bin": np.int64, "count": np.int64, "sum": np.float64, "lo": np.fl
 
 def _histogram(paths, category, sizes, bins, t0, t1, log, lo, hi, whole, partitions, client):
     ps = _paths(paths)
-    parts = plan(ps, partitions)
+    parts = _tasks(ps, partitions)
     if lo is None or hi is None:
         # Pass 1: each partition's extremes (1-bin histograms), for shared bins.
-        ext = [delayed(_hist_part)(i, p, a, b, t0, t1, category, sizes, 1, log, lo, hi, whole)
-               for i, p, a, b in parts]
+        ext = [delayed(_hist_part)(i, p, k, n, t0, t1, category, sizes, 1, log, lo, hi, whole)
+               for i, p, k, n in parts]
         got = dask.compute(*ext) if client is None else client.gather(client.compute(ext))
         los = [g["lo"].iloc[0] for g in got if len(g)]
         his = [g["hi"].iloc[0] for g in got if len(g)]
@@ -257,12 +302,10 @@ def _histogram(paths, category, sizes, bins, t0, t1, log, lo, hi, whole, partiti
             return out
         lo = min(los) if lo is None else lo
         hi = max(his) if hi is None else hi
-    tasks = [delayed(_hist_part)(i, p, a, b, t0, t1, category, sizes, bins, log, lo, hi, whole)
-             for i, p, a, b in parts]
-    ddf = dd.from_delayed(tasks, meta=_meta(_HIST_META), verify_meta=False)
-    agg = ddf.groupby("bin").agg({"count": "sum", "sum": "sum", "lo": "first", "hi": "first",
-                                  "no_size": "sum"}, split_out=1)
-    r = _compute(agg, client).reset_index().sort_values("bin")
+    tasks = [delayed(_hist_part)(i, p, k, n, t0, t1, category, sizes, bins, log, lo, hi, whole)
+             for i, p, k, n in parts]
+    how = {"count": "sum", "sum": "sum", "lo": "first", "hi": "first", "no_size": "sum"}
+    r = _compute(_reduce(tasks, _merge, ["bin"], how), client).sort_values("bin")
     inside = r[(r["bin"] >= 0) & (r["bin"] < bins)].reset_index(drop=True)
     df = inside[["bin", "lo", "hi", "count", "sum"]].copy()
     below = int(r.loc[r["bin"] == -1, "count"].sum())
@@ -291,9 +334,9 @@ def message_histogram(paths: Paths, bins: int = 20, category=None, t0=None, t1=N
 
 # -- time profile ------------------------------------------------------------------
 
-def _time_part(i, path, a, b, slices, t0, t1):
+def _time_part(i, path, k, n, slices, t0, t1):
     with _open(path) as f:
-        tp = f.time_profile(slices, t0, t1, part=(a, b))
+        tp = f.time_profile(slices, t0, t1, part=_range(f, k, n))
     names = [c for c in tp.columns if c not in ("start", "end")]
     long = tp.melt(id_vars=["start", "end"], value_vars=names, var_name="name", value_name="time")
     long.insert(0, "slice", np.tile(np.arange(slices), len(names)).astype(np.int64))
@@ -306,12 +349,9 @@ def time_profile(paths: Paths, slices: int = 20, t0=None, t1=None, *,
     and ``end`` of the first file) × category names (columns). Several files are
     summed slice by slice, each over its own range (or ``[t0, t1]``)."""
     ps = _paths(paths)
-    tasks = [delayed(_time_part)(i, p, a, b, slices, t0, t1) for i, p, a, b in plan(ps, partitions)]
-    meta = {"slice": np.int64, "start": np.float64, "end": np.float64, "name": object,
-            "time": np.float64}
-    ddf = dd.from_delayed(tasks, meta=_meta(meta), verify_meta=False)
-    r = _compute(ddf.groupby(["slice", "name"]).agg({"time": "sum", "start": "first",
-                                                     "end": "first"}, split_out=1), client).reset_index()
+    tasks = [delayed(_time_part)(i, p, k, n, slices, t0, t1) for i, p, k, n in _tasks(ps, partitions)]
+    how = {"time": "sum", "start": "first", "end": "first"}
+    r = _compute(_reduce(tasks, _merge, ["slice", "name"], how), client)
     wide = r.pivot(index="slice", columns="name", values="time").fillna(0.0)
     edges = r.groupby("slice")[["start", "end"]].first()
     wide.insert(0, "start", edges["start"])

@@ -48,6 +48,16 @@ def test_categories_and_maps_equal_info_json(path):
         assert f.tree.leaf_bytesize == info["leaf_bytesize"]
         assert f.tree.nodes_per_depth() == {d["depth"]: d["nodes"] for d in info["nodes_per_depth"]}
         assert f.version == 206
+    # The tree directory is read on first use: kept once read, the library's
+    # bad-handle error on a closed file that never read it.
+    with slog2.open(path) as f:
+        tree = f.tree
+    assert f.tree is tree and "nodes" in repr(f)
+    with slog2.open(path) as g:
+        pass
+    with pytest.raises(slog2.ClosedError):
+        len(g.tree)
+    assert "? nodes" in repr(g)
 
 
 def _kind_name(f, rows, i):

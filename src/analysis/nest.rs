@@ -421,7 +421,8 @@ fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent:
 }
 
 /// [`emit`]; `inside`: the state lies in a box the scope selects whole
-/// (a leaf inside the window, no partition), so it is selected and its
+/// ([`Scope::selects_all_in`]: a leaf inside the window and, for a
+/// partition, inside its range of starts), so it is selected and its
 /// duration is its box.
 #[inline(always)]
 fn emit_in<V: NestVisitor>(
@@ -875,7 +876,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         let stamp = self.stamp;
         // Every state of a leaf lies in its box (else the walk is `broken`
         // and its result dropped).
-        let inside = scope.part.is_none() && scope.t0 <= self.leaf.0 && self.leaf.1 <= scope.t1;
+        let inside = scope.selects_all_in(self.leaf.0, self.leaf.1);
         for i in 0..n {
             let s = self.buf[i];
             let k = s.slot as usize;

@@ -128,6 +128,22 @@ impl Scope {
         }
     }
 
+    /// Whether every drawable whose box lies inside `[start, end]` (a tree
+    /// node's box) is selected and measured by its whole box: the box lies
+    /// in the window and, with a partition `[a, b)`, every start in it does
+    /// (`a <= start`, `end < b`). The leaf walk then skips
+    /// [`selects`](Self::selects) and [`duration`](Self::duration) for the
+    /// leaf's states — a partition's leaves as much as a whole window's.
+    #[inline]
+    pub(crate) fn selects_all_in(&self, start: f64, end: f64) -> bool {
+        self.t0 <= start
+            && end <= self.t1
+            && match self.part {
+                None => true,
+                Some((a, b)) => a <= start && end < b,
+            }
+    }
+
     /// The fold range that holds every selected drawable (the visitor still
     /// checks [`selects`](Self::selects)).
     pub fn fold_range(&self) -> Range {
@@ -162,6 +178,12 @@ mod tests {
         assert_eq!(s.clipped(false).duration(0.0, 2.0), 2.0);
         let p = s.part(2.0, 3.0);
         assert!(!p.selects(0.0, 2.5) && p.selects(2.0, 2.5) && !p.selects(3.0, 3.0));
+        // A box wholly selected: inside the window and its starts inside [a, b).
+        assert!(s.selects_all_in(1.0, 3.0) && !s.selects_all_in(0.5, 2.0));
+        assert!(p.selects_all_in(2.0, 2.9) && !p.selects_all_in(2.0, 3.0));
+        assert!(!p.selects_all_in(1.9, 2.5));
+        let open = s.part(f64::NEG_INFINITY, f64::INFINITY);
+        assert!(open.selects_all_in(1.0, 3.0) && !open.selects_all_in(1.0, 3.5));
         assert!(Scope::window(2.0, 1.0).check().is_err());
         assert!(s.part(2.0, f64::NAN).check().is_err());
     }
