@@ -49,28 +49,57 @@ use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
-    add_interval_xlog2x, add_to, block_values, end_tri, segment_cols, xlog2x, IntervalScratch, TILE,
+    add_interval_xlog2x, add_to, block_values, end_tri, max_plus, segment_cols, xlog2x,
+    IntervalScratch, TILE,
 };
 use super::temporal::gain_loss;
 
 /// Largest `nodes · N(N+1)/2` of a spatiotemporal aggregation (≈ 1 GB).
 pub const MAX_NODE_INTERVALS: usize = 40_000_000;
 
+/// Samples of the p-curve run together ([`SpatioTemporalQualities::curve`]):
+/// each node's qualities (and its leaves') are read once for all of them
+/// while they are in cache. Each keeps its inner nodes' tables (8 bytes ×
+/// 2 per node-interval: 8 MB for the LU case), so this bounds that memory.
+const BATCH: usize = 8;
+
 /// Per-thread buffers of the programme: one node's block values and best
-/// values in the kernel's layouts ([`segment_cols`]).
+/// values in the kernel's layouts ([`segment_cols`]), and the same for a
+/// leaf child computed inside its parent's task.
 #[derive(Debug, Default)]
 struct Scratch {
     a: Vec<f64>,
     val: Vec<f64>,
+    leaf_a: Vec<f64>,
+    leaf_val: Vec<f64>,
 }
 
-/// The programme's values, kept from one `p` to the next: per node
-/// `best(h, ·, ·)` and (inner nodes) `Σ_children best(child, ·, ·)`, both
-/// end-major, for the reconstruction.
+/// The programme's values at one `p`, kept for the reconstruction: per
+/// stored node ([`SpatioTemporalQualities::stored`]) `best(h, ·, ·)` and
+/// (inner nodes) `Σ_children best(child, ·, ·)`, both end-major; empty for
+/// leaves, whose values are computed in their parent's task and found
+/// again row by row when the reconstruction visits them.
 #[derive(Debug, Default)]
 struct Tables {
     best: Vec<Vec<f64>>,
     kids: Vec<Vec<f64>>,
+}
+
+/// `best(h, i, ·)` of one node and start `i`, as the reconstruction reads
+/// it: from the node's table, or a row computed again (leaves).
+enum Row<'a> {
+    Table(&'a [f64]),
+    Leaf(Vec<f64>),
+}
+
+impl Row<'_> {
+    #[inline]
+    fn at(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Row::Table(t) => t[end_tri(j) + i],
+            Row::Leaf(r) => r[j - i],
+        }
+    }
 }
 
 /// Parts as `collect` emits them (each node's parts from the latest to the
@@ -207,74 +236,107 @@ impl SpatioTemporalQualities {
     /// The best partition for `p` (ties to fewer parts); parts ordered by
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
-        self.best_with(p, &mut Tables::default())
+        self.best_many(&[p], &mut Vec::new())
+            .pop()
+            .unwrap_or_default()
     }
 
-    /// The p-curve ([`super::criterion::curve`]): one programme per
-    /// sampled `p`, in tables reused from one to the next.
+    /// The p-curve ([`super::criterion::curve`]): the samples of each round
+    /// of the bisection run [`BATCH`] at a time
+    /// ([`best_many`](Self::best_many)), in tables reused from one batch to
+    /// the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
-        // Two programmes side by side (each also parallel inside): the
-        // reconstruction and the small top levels of one overlap the
-        // other's work.
-        let (mut t0, mut t1) = (Tables::default(), Tables::default());
+        let mut tables = Vec::new();
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
-            for pair in ps.chunks(2) {
-                match *pair {
-                    [a, b] => {
-                        let (x, y) = rayon::join(
-                            || Summary::of(&self.best_with(a, &mut t0)),
-                            || Summary::of(&self.best_with(b, &mut t1)),
-                        );
-                        out.push(x);
-                        out.push(y);
-                    }
-                    [a] => out.push(Summary::of(&self.best_with(a, &mut t0))),
-                    _ => {}
-                }
+            for batch in ps.chunks(BATCH) {
+                out.extend(self.best_many(batch, &mut tables).iter().map(Summary::of));
             }
             out
         })
     }
 
-    /// [`best`](Self::best) in `tables` (resized).
-    fn best_with(&self, p: f64, tables: &mut Tables) -> Partition {
-        let crit = Criterion::new(p, self.scale());
+    /// Whether node `h`'s values are kept in a table: inner nodes and a
+    /// root. A leaf under a parent is computed inside its parent's task
+    /// (its values go from the kernel's buffer into the parent's sums and
+    /// never to memory).
+    #[inline]
+    fn stored(&self, h: usize) -> bool {
+        let node = &self.hierarchy.nodes[h];
+        !node.children.is_empty() || node.parent.is_none()
+    }
+
+    /// The best partitions at each of `ps`, computed together: one task per
+    /// node does the programme at every `p` in turn, so that its qualities
+    /// and its leaves' are read from memory once for all of them. `tables`
+    /// holds one [`Tables`] per `p` (resized).
+    fn best_many(&self, ps: &[f64], tables: &mut Vec<Tables>) -> Vec<Partition> {
+        let scale = self.scale();
+        let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
         let m = end_tri(self.n);
-        let Tables { best, kids } = tables;
-        best.resize_with(nodes.len(), Vec::new);
-        kids.resize_with(nodes.len(), Vec::new);
-        for (h, node) in nodes.iter().enumerate() {
-            best[h].resize(m, 0.0);
-            kids[h].resize(if node.children.is_empty() { 0 } else { m }, 0.0);
+        if tables.len() < ps.len() {
+            tables.resize_with(ps.len(), Tables::default);
         }
-        for level in self.hierarchy.levels() {
-            let mut mine: Vec<(usize, Vec<f64>, Vec<f64>)> = level
-                .iter()
-                .map(|&h| {
-                    (
-                        h,
-                        std::mem::take(&mut best[h]),
-                        std::mem::take(&mut kids[h]),
-                    )
-                })
-                .collect();
-            let done: &[Vec<f64>] = best;
-            mine.par_iter_mut()
-                .for_each_init(Scratch::default, |s, (h, val, sum)| {
-                    self.node_dp(*h, &crit, done, val, sum, s)
-                });
-            for (h, v, k) in mine {
-                best[h] = v;
-                kids[h] = k;
+        let tables = &mut tables[..ps.len()];
+        for t in tables.iter_mut() {
+            t.best.resize_with(nodes.len(), Vec::new);
+            t.kids.resize_with(nodes.len(), Vec::new);
+            for (h, node) in nodes.iter().enumerate() {
+                t.best[h].resize(if self.stored(h) { m } else { 0 }, 0.0);
+                t.kids[h].resize(if node.children.is_empty() { 0 } else { m }, 0.0);
             }
         }
-        let mut parts = Vec::new();
-        if self.n > 0 {
-            self.collect(0, 0, self.n - 1, &crit, tables, &mut parts);
+        type Mine = Vec<(usize, Vec<f64>, Vec<f64>)>;
+        for level in self.hierarchy.levels() {
+            let level: Vec<usize> = level.into_iter().filter(|&h| self.stored(h)).collect();
+            // A level too small to keep every thread busy (the root) runs
+            // one task per node and `p`.
+            let per_p = level.len() < 2 * rayon::current_num_threads();
+            let mut tasks: Vec<(usize, Mine)> = Vec::new();
+            for &h in &level {
+                let mut mine = Vec::new();
+                for (b, t) in tables.iter_mut().enumerate() {
+                    mine.push((
+                        b,
+                        std::mem::take(&mut t.best[h]),
+                        std::mem::take(&mut t.kids[h]),
+                    ));
+                    if per_p {
+                        tasks.push((h, std::mem::take(&mut mine)));
+                    }
+                }
+                if !per_p {
+                    tasks.push((h, mine));
+                }
+            }
+            let done: &[Tables] = tables;
+            tasks
+                .par_iter_mut()
+                .for_each_init(Scratch::default, |s, (h, mine)| {
+                    for (b, val, sum) in mine.iter_mut() {
+                        self.node_dp(*h, &crits[*b], &done[*b].best, val, sum, s);
+                    }
+                });
+            for (h, mine) in tasks {
+                for (b, v, k) in mine {
+                    tables[b].best[h] = v;
+                    tables[b].kids[h] = k;
+                }
+            }
         }
-        Partition::from_parts(by_node_then_time(parts, nodes.len()))
+        let tables: &[Tables] = tables;
+        crits
+            .par_iter()
+            .zip(tables)
+            .map(|(crit, t)| {
+                let mut parts = Vec::new();
+                if self.n > 0 {
+                    self.collect(0, 0, self.n - 1, crit, t, &mut parts);
+                }
+                Partition::from_parts(by_node_then_time(parts, nodes.len()))
+            })
+            .collect()
     }
 
     /// `A(h, c, j)` (module docs) and whether it is one part of `h`.
@@ -295,7 +357,9 @@ impl SpatioTemporalQualities {
         }
     }
 
-    /// `best(h, ·, ·)` into `val` (end-major), from the children's.
+    /// `best(h, ·, ·)` into `val` (end-major) and `Σ_children best(child,
+    /// ·, ·)` into `kid_sums`, from the stored children's tables and the
+    /// leaf children's values computed here.
     fn node_dp(
         &self,
         h: usize,
@@ -307,30 +371,62 @@ impl SpatioTemporalQualities {
     ) {
         let n = self.n;
         let np = n.div_ceil(TILE) * TILE;
+        let tiles = n.div_ceil(TILE);
         // A(h, ·, ·) in the kernel's square (column j: starts 0..np, -inf
         // past j, written once per buffer: every node overwrites the same
-        // upper triangle): the children's sums, then the max with one part.
+        // upper triangle, and a leaf's tiles hold -inf there too): the
+        // children's sums, in the children's order (the sums' rounding),
+        // then the max with one part.
         if s.a.len() != np * n {
             s.a.clear();
             s.a.resize(np * n, f64::NEG_INFINITY);
         }
         let kids = &self.hierarchy.nodes[h].children;
+        for (k, &c) in kids.iter().enumerate() {
+            if self.stored(c) {
+                for j in 0..n {
+                    let (r, len) = (end_tri(j), j + 1);
+                    let col = &mut s.a[j * np..j * np + len];
+                    let src = &best[c][r..r + len];
+                    if k == 0 {
+                        col.copy_from_slice(src);
+                    } else {
+                        add_to(col, src);
+                    }
+                }
+                continue;
+            }
+            self.leaf_dp(c, crit, &mut s.leaf_a, &mut s.leaf_val);
+            for t in 0..tiles {
+                let i0 = t * TILE;
+                for j in i0..n {
+                    let src: &[f64; TILE] = s.leaf_val[(t * n + j) * TILE..][..TILE]
+                        .try_into()
+                        .expect("a tile's column");
+                    let dst: &mut [f64; TILE] = (&mut s.a[j * np + i0..][..TILE])
+                        .try_into()
+                        .expect("a tile's rows");
+                    if k == 0 {
+                        *dst = *src;
+                    } else {
+                        for (d, x) in dst.iter_mut().zip(src) {
+                            *d += x;
+                        }
+                    }
+                }
+            }
+        }
         let (gain, loss) = (&self.gain[h], &self.loss[h]);
         let q = 1.0 - crit.p;
         for j in 0..n {
             let (r, len) = (end_tri(j), j + 1);
             let col = &mut s.a[j * np..j * np + len];
-            if let Some((first, rest)) = kids.split_first() {
-                col.copy_from_slice(&best[*first][r..r + len]);
-                for &c in rest {
-                    add_to(col, &best[c][r..r + len]);
-                }
+            if !kids.is_empty() {
                 kid_sums[r..r + len].copy_from_slice(col);
             }
             let (g, l) = (&gain[r..r + len], &loss[r..r + len]);
             block_values(col, g, l, crit.p, q, crit.part_cost, !kids.is_empty());
         }
-        let tiles = n.div_ceil(TILE);
         s.val.resize(tiles * n * TILE, 0.0);
         segment_cols(&s.a, n, np, &mut s.val);
         for t in 0..tiles {
@@ -352,6 +448,47 @@ impl SpatioTemporalQualities {
         }
     }
 
+    /// A leaf's `best(h, ·, ·)` in the kernel's layout (tile-major, into
+    /// `val`), its block values built in `a`.
+    fn leaf_dp(&self, h: usize, crit: &Criterion, a: &mut Vec<f64>, val: &mut Vec<f64>) {
+        let n = self.n;
+        let np = n.div_ceil(TILE) * TILE;
+        if a.len() != np * n {
+            a.clear();
+            a.resize(np * n, f64::NEG_INFINITY);
+        }
+        let (gain, loss) = (&self.gain[h], &self.loss[h]);
+        let q = 1.0 - crit.p;
+        for j in 0..n {
+            let (r, len) = (end_tri(j), j + 1);
+            let col = &mut a[j * np..j * np + len];
+            let (g, l) = (&gain[r..r + len], &loss[r..r + len]);
+            block_values(col, g, l, crit.p, q, crit.part_cost, false);
+        }
+        val.resize(n.div_ceil(TILE) * n * TILE, 0.0);
+        segment_cols(a, n, np, val);
+    }
+
+    /// A leaf's `best(h, i, j')` for `j' = i..=j` (at `j' − i`), computed
+    /// again for the reconstruction: the same candidates as the kernel's
+    /// (one addition each) and `max`, so the same values.
+    fn leaf_row(&self, h: usize, i: usize, j: usize, crit: &Criterion) -> Vec<f64> {
+        let (gain, loss) = (&self.gain[h], &self.loss[h]);
+        let q = 1.0 - crit.p;
+        let mut row: Vec<f64> = Vec::with_capacity(j + 1 - i);
+        let mut col = vec![0.0; j + 1 - i];
+        for e in i..=j {
+            let r = end_tri(e);
+            let col = &mut col[..e + 1 - i];
+            let (g, l) = (&gain[r + i..=r + e], &loss[r + i..=r + e]);
+            block_values(col, g, l, crit.p, q, crit.part_cost, false);
+            // Block c..=e after best(i, c − 1): row[c − 1 − i] + col[c − i].
+            let m = max_plus(&row, &col[1..]);
+            row.push(if m > col[0] { m } else { col[0] });
+        }
+        row
+    }
+
     /// The parts of `best(h, i..=j)`'s partition, found again from the
     /// kept values: the block starts and kinds whose sums make each value.
     fn collect(
@@ -364,18 +501,21 @@ impl SpatioTemporalQualities {
         out: &mut Vec<Part>,
     ) {
         let kids = &self.hierarchy.nodes[h].children;
-        let best = &tables.best;
+        let best = if self.stored(h) {
+            Row::Table(&tables.best[h])
+        } else {
+            Row::Leaf(self.leaf_row(h, i, j, crit))
+        };
         // Σ_children best(child, c, j), as the programme summed it.
         let sums = &tables.kids[h];
         let kid_sum = |c: usize, j: usize| -> Option<f64> {
             (!kids.is_empty()).then(|| sums[end_tri(j) + c])
         };
         loop {
-            let target = best[h][end_tri(j) + i];
+            let target = best.at(i, j);
             // The block c..=j: c == i when one block makes the value.
             let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
-            let split =
-                |c: usize| best[h][end_tri(c - 1) + i] + self.block(h, c, j, crit, kid_sum(c, j)).0;
+            let split = |c: usize| best.at(i, c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
             // Else the last block whose sum is the value (from the right:
             // fine partitions end at once).
             let c = if whole >= target {
