@@ -411,39 +411,249 @@ fn add_to_impl(x: &mut [f64], y: &[f64]) {
     }
 }
 
+/// Rows of one chunk of [`block_square`]: a column is written in whole
+/// chunks, its rows past the diagonal set to `-inf`.
+pub(crate) const CHUNK: usize = 8;
+
 multiversion! {
-    /// The block values of one column: `x[k] = max(x[k], v)` (or `x[k] = v`
-    /// when `!kids`) with `v = p·gain[k] − q·loss[k] − cost`, the
-    /// criterion's value of one part (`q = 1 − p`, computed as
-    /// [`super::criterion::Criterion::value`] does, bit for bit).
-    fn block_values / block_values_avx2 / block_values_avx512 (
-        x: &mut [f64], gain: &[f64], loss: &[f64], p: f64, q: f64, cost: f64, kids: bool
-    ) => block_values_impl(x, gain, loss, p, q, cost, kids),
-        block_values_impl(x, gain, loss, p, q, cost, kids),
-        block_values_impl(x, gain, loss, p, q, cost, kids)
+    /// The block values of every column of a node, into the programme's
+    /// square (`a(i, j)` at `j * np + i`, [`segment_cols`]): rows `i <= j`
+    /// get `x = max(x, v)` (or `x = v` when `!kids`) with `v = p·gain −
+    /// q·loss − cost`, the criterion's value of one part (`pqc = [p, 1 −
+    /// p, cost]`, computed as [`super::criterion::Criterion::value`] does,
+    /// bit for bit), rows
+    /// past `j` up to the end of the column's last [`CHUNK`] `-inf` (with
+    /// `kids` they already are, and stay). Whole chunks only, so no scalar
+    /// tails: `gain` and `loss` are end-major and padded with [`CHUNK`]
+    /// values past `end_tri(n)`; `np` is a multiple of [`CHUNK`].
+    fn block_square / block_square_avx2 / block_square_avx512 (
+        a: &mut [f64], gain: &[f64], loss: &[f64], n: usize, np: usize, pqc: [f64; 3], kids: bool
+    ) => block_square_impl(a, gain, loss, n, np, pqc, kids, block_chunk_scalar),
+        block_square_impl(a, gain, loss, n, np, pqc, kids, |x, g, l, pqc, live, kids| {
+            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
+            unsafe { block_chunk_avx2(x, g, l, pqc, live, kids) }
+        }),
+        block_square_impl(a, gain, loss, n, np, pqc, kids, |x, g, l, pqc, live, kids| {
+            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
+            unsafe { block_chunk_avx512(x, g, l, pqc, live, kids) }
+        })
+}
+
+/// One chunk of [`block_square`]: its first `live` rows valued, the rest
+/// `-inf`.
+#[inline(always)]
+fn block_chunk_scalar(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    for k in 0..CHUNK {
+        let v = p * g[k] - q * l[k] - cost;
+        let v = if k < live { v } else { f64::NEG_INFINITY };
+        x[k] = if kids && x[k] > v { x[k] } else { v };
+    }
+}
+
+/// [`block_chunk_scalar`] with AVX2, two registers: `max(x, v)` is `x > v
+/// ? x : v` (`vmaxpd`'s rule), the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block_chunk_avx2(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    use std::arch::x86_64::*;
+    let (pv, qv, cv) = (_mm256_set1_pd(p), _mm256_set1_pd(q), _mm256_set1_pd(cost));
+    let ninf = _mm256_set1_pd(f64::NEG_INFINITY);
+    let lv = _mm256_set1_pd(live as f64);
+    for h in 0..2 {
+        // SAFETY: each array holds CHUNK = 8 values; h * 4 + 4 <= 8.
+        unsafe {
+            let o = h * 4;
+            let gv = _mm256_loadu_pd(g.as_ptr().add(o));
+            let lo = _mm256_loadu_pd(l.as_ptr().add(o));
+            let v = _mm256_sub_pd(
+                _mm256_sub_pd(_mm256_mul_pd(pv, gv), _mm256_mul_pd(qv, lo)),
+                cv,
+            );
+            let idx = _mm256_set_pd(o as f64 + 3.0, o as f64 + 2.0, o as f64 + 1.0, o as f64);
+            let v = _mm256_blendv_pd(ninf, v, _mm256_cmp_pd::<_CMP_LT_OQ>(idx, lv));
+            let r = if kids {
+                _mm256_max_pd(_mm256_loadu_pd(x.as_ptr().add(o)), v)
+            } else {
+                v
+            };
+            _mm256_storeu_pd(x.as_mut_ptr().add(o), r);
+        }
+    }
+}
+
+/// [`block_chunk_scalar`] with AVX-512: one register, the dead rows by a
+/// mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn block_chunk_avx512(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    use std::arch::x86_64::*;
+    let mask: __mmask8 = if live >= CHUNK {
+        0xff
+    } else {
+        ((1u32 << live) - 1) as u8
+    };
+    // SAFETY: each array holds CHUNK = 8 values, one register.
+    unsafe {
+        let gv = _mm512_loadu_pd(g.as_ptr());
+        let lo = _mm512_loadu_pd(l.as_ptr());
+        let v = _mm512_sub_pd(
+            _mm512_sub_pd(
+                _mm512_mul_pd(_mm512_set1_pd(p), gv),
+                _mm512_mul_pd(_mm512_set1_pd(q), lo),
+            ),
+            _mm512_set1_pd(cost),
+        );
+        let v = _mm512_mask_blend_pd(mask, _mm512_set1_pd(f64::NEG_INFINITY), v);
+        let r = if kids {
+            _mm512_max_pd(_mm512_loadu_pd(x.as_ptr()), v)
+        } else {
+            v
+        };
+        _mm512_storeu_pd(x.as_mut_ptr(), r);
+    }
 }
 
 #[inline(always)]
-fn block_values_impl(
-    x: &mut [f64],
+#[allow(clippy::too_many_arguments)]
+fn block_square_impl(
+    a: &mut [f64],
     gain: &[f64],
     loss: &[f64],
-    p: f64,
-    q: f64,
-    cost: f64,
+    n: usize,
+    np: usize,
+    pqc: [f64; 3],
     kids: bool,
+    chunk: impl Fn(&mut [f64; CHUNK], &[f64; CHUNK], &[f64; CHUNK], [f64; 3], usize, bool),
 ) {
-    let n = x.len().min(gain.len()).min(loss.len());
-    let (x, gain, loss) = (&mut x[..n], &gain[..n], &loss[..n]);
-    if kids {
-        for k in 0..n {
-            let one = p * gain[k] - q * loss[k] - cost;
-            x[k] = if x[k] > one { x[k] } else { one };
+    assert!(
+        np.is_multiple_of(CHUNK)
+            && np >= n
+            && a.len() >= np * n
+            && gain.len() >= end_tri(n) + CHUNK
+            && loss.len() >= end_tri(n) + CHUNK,
+        "block_square: {n} slices in squares of {np}"
+    );
+    for j in 0..n {
+        let (r, len) = (end_tri(j), j + 1);
+        let w = len.div_ceil(CHUNK) * CHUNK;
+        let col = &mut a[j * np..j * np + w];
+        let (g, l) = (&gain[r..r + w], &loss[r..r + w]);
+        let chunks = col
+            .chunks_exact_mut(CHUNK)
+            .zip(g.chunks_exact(CHUNK).zip(l.chunks_exact(CHUNK)));
+        for (c, (x, (g, l))) in chunks.enumerate() {
+            let x: &mut [f64; CHUNK] = x.try_into().expect("a chunk");
+            let g: &[f64; CHUNK] = g.try_into().expect("a chunk");
+            let l: &[f64; CHUNK] = l.try_into().expect("a chunk");
+            chunk(x, g, l, pqc, len - c * CHUNK, kids);
         }
-    } else {
-        for k in 0..n {
-            x[k] = p * gain[k] - q * loss[k] - cost;
+    }
+}
+
+multiversion! {
+    /// Add a node's values in [`segment_cols`]' tile-major layout (`val`)
+    /// into a square of the programme's layout (`a(i, j)` at `j * np + i`),
+    /// or copy them (`first`): a parent's sum of its children, tile by tile
+    /// (rows past the diagonal are `-inf` in both).
+    fn add_tiles / add_tiles_avx2 / add_tiles_avx512 (
+        a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool
+    ) => add_tiles_impl(a, val, n, np, first),
+        add_tiles_impl(a, val, n, np, first),
+        add_tiles_impl(a, val, n, np, first)
+}
+
+#[inline(always)]
+fn add_tiles_impl(a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool) {
+    let tiles = n.div_ceil(TILE);
+    assert!(
+        np >= tiles * TILE && a.len() >= np * n && val.len() >= tiles * n * TILE,
+        "add_tiles: {n} slices in squares of {np}"
+    );
+    for t in 0..tiles {
+        let i0 = t * TILE;
+        for j in i0..n {
+            let src = &val[(t * n + j) * TILE..][..TILE];
+            let dst = &mut a[j * np + i0..][..TILE];
+            if first {
+                dst.copy_from_slice(src);
+            } else {
+                for (d, x) in dst.iter_mut().zip(src) {
+                    *d += x;
+                }
+            }
         }
+    }
+}
+
+multiversion! {
+    /// One start's values of the programme of a node without children:
+    /// `row[e − i] = best(i, e)` for `e = i..=j`, by the recurrence of
+    /// [`segment_cols`] for the one start, each block value computed as
+    /// [`block_square`] does (`pqc`: its `p`, `q` and `cost`) — so the
+    /// same candidates, each one addition, and the same values. `gain` and
+    /// `loss` are end-major. For the reconstruction of a leaf's parts.
+    fn segment_row / segment_row_avx2 / segment_row_avx512 (
+        gain: &[f64], loss: &[f64], i: usize, j: usize, pqc: [f64; 3], row: &mut Vec<f64>
+    ) => segment_row_impl(gain, loss, i, j, pqc, row),
+        segment_row_impl(gain, loss, i, j, pqc, row),
+        segment_row_impl(gain, loss, i, j, pqc, row)
+}
+
+#[inline(always)]
+fn segment_row_impl(
+    gain: &[f64],
+    loss: &[f64],
+    i: usize,
+    j: usize,
+    [p, q, cost]: [f64; 3],
+    row: &mut Vec<f64>,
+) {
+    row.clear();
+    for e in i..=j {
+        let r = end_tri(e);
+        let (g, l) = (&gain[r + i..=r + e], &loss[r + i..=r + e]);
+        let whole = p * g[0] - q * l[0] - cost;
+        // Blocks c..=e after best(i, c − 1): row[c − 1 − i] + a(c, e).
+        let len = e - i;
+        let (g, l, b) = (&g[1..=len], &l[1..=len], &row[..len]);
+        let mut m = [f64::NEG_INFINITY; 8];
+        let (gc, lc, bc) = (g.chunks_exact(8), l.chunks_exact(8), b.chunks_exact(8));
+        let (gr, lr, br) = (gc.remainder(), lc.remainder(), bc.remainder());
+        for ((g, l), b) in gc.zip(lc).zip(bc) {
+            for k in 0..8 {
+                let v = b[k] + (p * g[k] - q * l[k] - cost);
+                m[k] = if v > m[k] { v } else { m[k] };
+            }
+        }
+        for (k, ((g, l), b)) in gr.iter().zip(lr).zip(br).enumerate() {
+            let v = b + (p * g - q * l - cost);
+            m[k] = if v > m[k] { v } else { m[k] };
+        }
+        let m = m
+            .iter()
+            .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a });
+        row.push(if m > whole { m } else { whole });
     }
 }
 

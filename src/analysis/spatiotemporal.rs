@@ -49,8 +49,8 @@ use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
-    add_interval_xlog2x, add_to, block_values, end_tri, max_plus, segment_cols, xlog2x,
-    IntervalScratch, TILE,
+    add_interval_xlog2x, add_tiles, add_to, block_square, end_tri, segment_cols, segment_row,
+    xlog2x, IntervalScratch, CHUNK, TILE,
 };
 use super::temporal::gain_loss;
 
@@ -68,7 +68,7 @@ const BATCH: usize = 8;
 /// leaf child computed inside its parent's task.
 #[derive(Debug, Default)]
 struct Scratch {
-    a: Vec<f64>,
+    a: Vec<Vec<f64>>,
     val: Vec<f64>,
     leaf_a: Vec<f64>,
     leaf_val: Vec<f64>,
@@ -83,23 +83,20 @@ struct Scratch {
 struct Tables {
     best: Vec<Vec<f64>>,
     kids: Vec<Vec<f64>>,
+    /// Per inner node, `best(c, 0, ·)` of each leaf child `c` (at `slot(c)
+    /// · n`): the row the reconstruction needs of a leaf when the whole
+    /// range (the finest partitions) splits into children.
+    rows: Vec<Vec<f64>>,
 }
 
-/// `best(h, i, ·)` of one node and start `i`, as the reconstruction reads
-/// it: from the node's table, or a row computed again (leaves).
-enum Row<'a> {
-    Table(&'a [f64]),
-    Leaf(Vec<f64>),
-}
-
-impl Row<'_> {
-    #[inline]
-    fn at(&self, i: usize, j: usize) -> f64 {
-        match self {
-            Row::Table(t) => t[end_tri(j) + i],
-            Row::Leaf(r) => r[j - i],
-        }
-    }
+/// One node's tables at one `p` of a batch (index `b`), taken out of
+/// [`Tables`] while its task fills them.
+#[derive(Debug)]
+struct NodeOut {
+    b: usize,
+    best: Vec<f64>,
+    kids: Vec<f64>,
+    rows: Vec<f64>,
 }
 
 /// Parts as `collect` emits them (each node's parts from the latest to the
@@ -134,6 +131,8 @@ fn by_node_then_time(parts: Vec<Part>, nodes: usize) -> Vec<Part> {
 pub struct SpatioTemporalQualities {
     n: usize,
     pub hierarchy: Hierarchy,
+    /// Each node's index among its parent's children.
+    slot: Vec<usize>,
     /// Per node, end-major over intervals (`(i, j)` at `end_tri(j) + i`),
     /// the order the programme reads them.
     gain: Vec<Vec<f64>>,
@@ -204,13 +203,24 @@ impl SpatioTemporalQualities {
                     }
                     p
                 };
-                gain_loss(x, &prefix(&tot[id]), &prefix(&ent[id]), size)
+                // Padded for the programme's whole chunks (`block_square`).
+                let (mut g, mut l) = gain_loss(x, &prefix(&tot[id]), &prefix(&ent[id]), size);
+                g.resize(intervals + CHUNK, 0.0);
+                l.resize(intervals + CHUNK, 0.0);
+                (g, l)
             })
             .collect();
         let (gain, loss) = q.into_iter().unzip();
+        let mut slot = vec![0; h];
+        for node in &hierarchy.nodes {
+            for (k, &c) in node.children.iter().enumerate() {
+                slot[c] = k;
+            }
+        }
         Ok(SpatioTemporalQualities {
             n,
             hierarchy,
+            slot,
             gain,
             loss,
         })
@@ -282,26 +292,29 @@ impl SpatioTemporalQualities {
         for t in tables.iter_mut() {
             t.best.resize_with(nodes.len(), Vec::new);
             t.kids.resize_with(nodes.len(), Vec::new);
+            t.rows.resize_with(nodes.len(), Vec::new);
             for (h, node) in nodes.iter().enumerate() {
+                let k = node.children.len();
                 t.best[h].resize(if self.stored(h) { m } else { 0 }, 0.0);
-                t.kids[h].resize(if node.children.is_empty() { 0 } else { m }, 0.0);
+                t.kids[h].resize(if k == 0 { 0 } else { m }, 0.0);
+                t.rows[h].resize(k * self.n, 0.0);
             }
         }
-        type Mine = Vec<(usize, Vec<f64>, Vec<f64>)>;
         for level in self.hierarchy.levels() {
             let level: Vec<usize> = level.into_iter().filter(|&h| self.stored(h)).collect();
             // A level too small to keep every thread busy (the root) runs
             // one task per node and `p`.
             let per_p = level.len() < 2 * rayon::current_num_threads();
-            let mut tasks: Vec<(usize, Mine)> = Vec::new();
+            let mut tasks: Vec<(usize, Vec<NodeOut>)> = Vec::new();
             for &h in &level {
                 let mut mine = Vec::new();
                 for (b, t) in tables.iter_mut().enumerate() {
-                    mine.push((
+                    mine.push(NodeOut {
                         b,
-                        std::mem::take(&mut t.best[h]),
-                        std::mem::take(&mut t.kids[h]),
-                    ));
+                        best: std::mem::take(&mut t.best[h]),
+                        kids: std::mem::take(&mut t.kids[h]),
+                        rows: std::mem::take(&mut t.rows[h]),
+                    });
                     if per_p {
                         tasks.push((h, std::mem::take(&mut mine)));
                     }
@@ -314,14 +327,14 @@ impl SpatioTemporalQualities {
             tasks
                 .par_iter_mut()
                 .for_each_init(Scratch::default, |s, (h, mine)| {
-                    for (b, val, sum) in mine.iter_mut() {
-                        self.node_dp(*h, &crits[*b], &done[*b].best, val, sum, s);
-                    }
+                    self.node_dp(*h, &crits, done, mine, s)
                 });
             for (h, mine) in tasks {
-                for (b, v, k) in mine {
-                    tables[b].best[h] = v;
-                    tables[b].kids[h] = k;
+                for o in mine {
+                    let t = &mut tables[o.b];
+                    t.best[h] = o.best;
+                    t.kids[h] = o.kids;
+                    t.rows[h] = o.rows;
                 }
             }
         }
@@ -332,7 +345,7 @@ impl SpatioTemporalQualities {
             .map(|(crit, t)| {
                 let mut parts = Vec::new();
                 if self.n > 0 {
-                    self.collect(0, 0, self.n - 1, crit, t, &mut parts);
+                    self.collect(0, 0, self.n - 1, crit, t, &mut parts, &mut Vec::new());
                 }
                 Partition::from_parts(by_node_then_time(parts, nodes.len()))
             })
@@ -357,16 +370,19 @@ impl SpatioTemporalQualities {
         }
     }
 
-    /// `best(h, ·, ·)` into `val` (end-major) and `Σ_children best(child,
-    /// ·, ·)` into `kid_sums`, from the stored children's tables and the
-    /// leaf children's values computed here.
+    /// Node `h`'s programme at every `p` of its task (`mine`, indices into
+    /// `crits` and `done`): `best(h, ·, ·)` (end-major), `Σ_children
+    /// best(child, ·, ·)` and its leaf children's first rows, from the
+    /// stored children's tables and the leaf children's values computed
+    /// here. Child by child, each `p` in turn, so that a leaf's qualities
+    /// are read once for all of them while its parent's sums (one square
+    /// per `p`) are built.
     fn node_dp(
         &self,
         h: usize,
-        crit: &Criterion,
-        best: &[Vec<f64>],
-        val: &mut [f64],
-        kid_sums: &mut [f64],
+        crits: &[Criterion],
+        done: &[Tables],
+        mine: &mut [NodeOut],
         s: &mut Scratch,
     ) {
         let n = self.n;
@@ -377,72 +393,67 @@ impl SpatioTemporalQualities {
         // upper triangle, and a leaf's tiles hold -inf there too): the
         // children's sums, in the children's order (the sums' rounding),
         // then the max with one part.
-        if s.a.len() != np * n {
-            s.a.clear();
-            s.a.resize(np * n, f64::NEG_INFINITY);
+        if s.a.len() < mine.len() {
+            s.a.resize_with(mine.len(), Vec::new);
+        }
+        for a in &mut s.a {
+            if a.len() != np * n {
+                a.clear();
+                a.resize(np * n, f64::NEG_INFINITY);
+            }
         }
         let kids = &self.hierarchy.nodes[h].children;
         for (k, &c) in kids.iter().enumerate() {
-            if self.stored(c) {
+            for (o, a) in mine.iter_mut().zip(&mut s.a) {
+                if self.stored(c) {
+                    let best = &done[o.b].best[c];
+                    for j in 0..n {
+                        let (r, len) = (end_tri(j), j + 1);
+                        let col = &mut a[j * np..j * np + len];
+                        if k == 0 {
+                            col.copy_from_slice(&best[r..r + len]);
+                        } else {
+                            add_to(col, &best[r..r + len]);
+                        }
+                    }
+                    continue;
+                }
+                self.leaf_dp(c, &crits[o.b], &mut s.leaf_a, &mut s.leaf_val);
+                add_tiles(a, &s.leaf_val, n, np, k == 0);
+                for (j, x) in o.rows[k * n..(k + 1) * n].iter_mut().enumerate() {
+                    *x = s.leaf_val[j * TILE];
+                }
+            }
+        }
+        for (o, a) in mine.iter_mut().zip(&mut s.a) {
+            if !kids.is_empty() {
                 for j in 0..n {
                     let (r, len) = (end_tri(j), j + 1);
-                    let col = &mut s.a[j * np..j * np + len];
-                    let src = &best[c][r..r + len];
-                    if k == 0 {
-                        col.copy_from_slice(src);
-                    } else {
-                        add_to(col, src);
-                    }
+                    o.kids[r..r + len].copy_from_slice(&a[j * np..j * np + len]);
                 }
-                continue;
             }
-            self.leaf_dp(c, crit, &mut s.leaf_a, &mut s.leaf_val);
+            let crit = &crits[o.b];
+            let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+            let (g, l) = (&self.gain[h], &self.loss[h]);
+            block_square(a, g, l, n, np, pqc, !kids.is_empty());
+            s.val.resize(tiles * n * TILE, 0.0);
+            segment_cols(a, n, np, &mut s.val);
             for t in 0..tiles {
                 let i0 = t * TILE;
                 for j in i0..n {
-                    let src: &[f64; TILE] = s.leaf_val[(t * n + j) * TILE..][..TILE]
+                    let src: &[f64; TILE] = s.val[(t * n + j) * TILE..][..TILE]
                         .try_into()
                         .expect("a tile's column");
-                    let dst: &mut [f64; TILE] = (&mut s.a[j * np + i0..][..TILE])
-                        .try_into()
-                        .expect("a tile's rows");
-                    if k == 0 {
+                    let r = end_tri(j) + i0;
+                    let len = (j + 1 - i0).min(TILE);
+                    if len == TILE {
+                        let dst: &mut [f64; TILE] = (&mut o.best[r..r + TILE])
+                            .try_into()
+                            .expect("a full column");
                         *dst = *src;
                     } else {
-                        for (d, x) in dst.iter_mut().zip(src) {
-                            *d += x;
-                        }
+                        o.best[r..r + len].copy_from_slice(&src[..len]);
                     }
-                }
-            }
-        }
-        let (gain, loss) = (&self.gain[h], &self.loss[h]);
-        let q = 1.0 - crit.p;
-        for j in 0..n {
-            let (r, len) = (end_tri(j), j + 1);
-            let col = &mut s.a[j * np..j * np + len];
-            if !kids.is_empty() {
-                kid_sums[r..r + len].copy_from_slice(col);
-            }
-            let (g, l) = (&gain[r..r + len], &loss[r..r + len]);
-            block_values(col, g, l, crit.p, q, crit.part_cost, !kids.is_empty());
-        }
-        s.val.resize(tiles * n * TILE, 0.0);
-        segment_cols(&s.a, n, np, &mut s.val);
-        for t in 0..tiles {
-            let i0 = t * TILE;
-            for j in i0..n {
-                let src: &[f64; TILE] = s.val[(t * n + j) * TILE..][..TILE]
-                    .try_into()
-                    .expect("a tile's column");
-                let r = end_tri(j) + i0;
-                let len = (j + 1 - i0).min(TILE);
-                if len == TILE {
-                    let dst: &mut [f64; TILE] =
-                        (&mut val[r..r + TILE]).try_into().expect("a full column");
-                    *dst = *src;
-                } else {
-                    val[r..r + len].copy_from_slice(&src[..len]);
                 }
             }
         }
@@ -457,41 +468,51 @@ impl SpatioTemporalQualities {
             a.clear();
             a.resize(np * n, f64::NEG_INFINITY);
         }
-        let (gain, loss) = (&self.gain[h], &self.loss[h]);
-        let q = 1.0 - crit.p;
-        for j in 0..n {
-            let (r, len) = (end_tri(j), j + 1);
-            let col = &mut a[j * np..j * np + len];
-            let (g, l) = (&gain[r..r + len], &loss[r..r + len]);
-            block_values(col, g, l, crit.p, q, crit.part_cost, false);
-        }
+        let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+        block_square(a, &self.gain[h], &self.loss[h], n, np, pqc, false);
         val.resize(n.div_ceil(TILE) * n * TILE, 0.0);
         segment_cols(a, n, np, val);
     }
 
-    /// A leaf's `best(h, i, j')` for `j' = i..=j` (at `j' − i`), computed
-    /// again for the reconstruction: the same candidates as the kernel's
-    /// (one addition each) and `max`, so the same values.
-    fn leaf_row(&self, h: usize, i: usize, j: usize, crit: &Criterion) -> Vec<f64> {
-        let (gain, loss) = (&self.gain[h], &self.loss[h]);
-        let q = 1.0 - crit.p;
-        let mut row: Vec<f64> = Vec::with_capacity(j + 1 - i);
-        let mut col = vec![0.0; j + 1 - i];
-        for e in i..=j {
-            let r = end_tri(e);
-            let col = &mut col[..e + 1 - i];
-            let (g, l) = (&gain[r + i..=r + e], &loss[r + i..=r + e]);
-            block_values(col, g, l, crit.p, q, crit.part_cost, false);
-            // Block c..=e after best(i, c − 1): row[c − 1 − i] + col[c − i].
-            let m = max_plus(&row, &col[1..]);
-            row.push(if m > col[0] { m } else { col[0] });
-        }
-        row
-    }
-
     /// The parts of `best(h, i..=j)`'s partition, found again from the
     /// kept values: the block starts and kinds whose sums make each value.
+    /// `row`: a buffer for a leaf's values.
+    #[allow(clippy::too_many_arguments)]
     fn collect(
+        &self,
+        h: usize,
+        i: usize,
+        j: usize,
+        crit: &Criterion,
+        tables: &Tables,
+        out: &mut Vec<Part>,
+        row: &mut Vec<f64>,
+    ) {
+        let n = self.n;
+        match self.hierarchy.nodes[h].parent {
+            _ if self.stored(h) => {
+                let best = &tables.best[h];
+                self.collect_with(h, i, j, crit, tables, out, row, |e| best[end_tri(e) + i]);
+            }
+            // A leaf's values: its first row as the programme kept it, or
+            // the one row computed again.
+            Some(up) if i == 0 => {
+                let r = &tables.rows[up][self.slot[h] * n..][..=j];
+                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e]);
+            }
+            _ => {
+                let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+                segment_row(&self.gain[h], &self.loss[h], i, j, pqc, row);
+                let r = std::mem::take(row);
+                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e - i]);
+                *row = r;
+            }
+        }
+    }
+
+    /// [`collect`](Self::collect) with `best(h, i, e)` as `best(e)`.
+    #[allow(clippy::too_many_arguments)]
+    fn collect_with(
         &self,
         h: usize,
         i: usize,
@@ -499,23 +520,20 @@ impl SpatioTemporalQualities {
         crit: &Criterion,
         tables: &Tables,
         out: &mut Vec<Part>,
+        row: &mut Vec<f64>,
+        best: impl Fn(usize) -> f64,
     ) {
         let kids = &self.hierarchy.nodes[h].children;
-        let best = if self.stored(h) {
-            Row::Table(&tables.best[h])
-        } else {
-            Row::Leaf(self.leaf_row(h, i, j, crit))
-        };
         // Σ_children best(child, c, j), as the programme summed it.
         let sums = &tables.kids[h];
         let kid_sum = |c: usize, j: usize| -> Option<f64> {
             (!kids.is_empty()).then(|| sums[end_tri(j) + c])
         };
         loop {
-            let target = best.at(i, j);
+            let target = best(j);
             // The block c..=j: c == i when one block makes the value.
             let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
-            let split = |c: usize| best.at(i, c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
+            let split = |c: usize| best(c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
             // Else the last block whose sum is the value (from the right:
             // fine partitions end at once).
             let c = if whole >= target {
@@ -542,7 +560,7 @@ impl SpatioTemporalQualities {
                 });
             } else {
                 for &k in kids {
-                    self.collect(k, c, j, crit, tables, out);
+                    self.collect(k, c, j, crit, tables, out, row);
                 }
             }
             if c == i {
