@@ -262,14 +262,20 @@ multiversion! {
     /// nothing, so no lane needs a mask.
     fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64]
-    ) => segment_cols_impl(a, n, np, val, fold_scalar),
+    ) => segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
             unsafe { fold_avx2(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
         }),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
             unsafe { fold_avx512(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
         })
 }
 
@@ -369,6 +375,116 @@ unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
     }
 }
 
+/// [`fold_scalar`] for two columns at once: `acc0` with the broadcasts
+/// `b0`, `acc1` with `b1`, over the same columns `v` (each loaded once for
+/// both).
+#[inline(always)]
+fn fold2_scalar(acc0: &mut [f64; TILE], acc1: &mut [f64; TILE], b0: &[f64], b1: &[f64], v: &[f64]) {
+    fold_scalar(acc0, b0, v);
+    fold_scalar(acc1, b1, v);
+}
+
+/// [`fold2_scalar`] with AVX2: each column's [`TILE`] candidates in four
+/// registers, each loaded column used by both.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fold2_avx2(
+    acc0: &mut [f64; TILE],
+    acc1: &mut [f64; TILE],
+    b0: &[f64],
+    b1: &[f64],
+    v: &[f64],
+) {
+    use std::arch::x86_64::*;
+    let m = b0.len();
+    assert!(b1.len() == m && v.len() >= m * TILE);
+    let p = v.as_ptr();
+    // SAFETY: every load reads v[t * TILE..(t + 1) * TILE] with t < m
+    // (asserted above), b0[t], b1[t], or the accumulators' own values.
+    unsafe {
+        let mut e = [_mm256_setzero_pd(); 4];
+        let mut f = [_mm256_setzero_pd(); 4];
+        for k in 0..4 {
+            e[k] = _mm256_loadu_pd(acc0.as_ptr().add(4 * k));
+            f[k] = _mm256_loadu_pd(acc1.as_ptr().add(4 * k));
+        }
+        for t in 0..m {
+            let x = _mm256_set1_pd(*b0.get_unchecked(t));
+            let y = _mm256_set1_pd(*b1.get_unchecked(t));
+            let c = p.add(t * TILE);
+            for k in 0..4 {
+                let w = _mm256_loadu_pd(c.add(4 * k));
+                e[k] = _mm256_max_pd(e[k], _mm256_add_pd(w, x));
+                f[k] = _mm256_max_pd(f[k], _mm256_add_pd(w, y));
+            }
+        }
+        for k in 0..4 {
+            _mm256_storeu_pd(acc0.as_mut_ptr().add(4 * k), e[k]);
+            _mm256_storeu_pd(acc1.as_mut_ptr().add(4 * k), f[k]);
+        }
+    }
+}
+
+/// [`fold2_scalar`] with AVX-512: each column's candidates in two
+/// registers, two sets of them (even and odd `t`) as in [`fold_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn fold2_avx512(
+    acc0: &mut [f64; TILE],
+    acc1: &mut [f64; TILE],
+    b0: &[f64],
+    b1: &[f64],
+    v: &[f64],
+) {
+    use std::arch::x86_64::*;
+    let m = b0.len();
+    assert!(b1.len() == m && v.len() >= m * TILE);
+    let p = v.as_ptr();
+    // SAFETY: as in fold2_avx2.
+    unsafe {
+        let ninf = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut e0 = _mm512_loadu_pd(acc0.as_ptr());
+        let mut e1 = _mm512_loadu_pd(acc0.as_ptr().add(8));
+        let mut f0 = _mm512_loadu_pd(acc1.as_ptr());
+        let mut f1 = _mm512_loadu_pd(acc1.as_ptr().add(8));
+        let (mut g0, mut g1, mut h0, mut h1) = (ninf, ninf, ninf, ninf);
+        let mut t = 0;
+        while t + 2 <= m {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let x1 = _mm512_set1_pd(*b0.get_unchecked(t + 1));
+            let y1 = _mm512_set1_pd(*b1.get_unchecked(t + 1));
+            let c0 = p.add(t * TILE);
+            let c1 = p.add((t + 1) * TILE);
+            let (v0, v1) = (_mm512_loadu_pd(c0), _mm512_loadu_pd(c0.add(8)));
+            let (w0, w1) = (_mm512_loadu_pd(c1), _mm512_loadu_pd(c1.add(8)));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(v1, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            f1 = _mm512_max_pd(f1, _mm512_add_pd(v1, y0));
+            g0 = _mm512_max_pd(g0, _mm512_add_pd(w0, x1));
+            g1 = _mm512_max_pd(g1, _mm512_add_pd(w1, x1));
+            h0 = _mm512_max_pd(h0, _mm512_add_pd(w0, y1));
+            h1 = _mm512_max_pd(h1, _mm512_add_pd(w1, y1));
+            t += 2;
+        }
+        if t < m {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let c0 = p.add(t * TILE);
+            let (v0, v1) = (_mm512_loadu_pd(c0), _mm512_loadu_pd(c0.add(8)));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(v1, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            f1 = _mm512_max_pd(f1, _mm512_add_pd(v1, y0));
+        }
+        _mm512_storeu_pd(acc0.as_mut_ptr(), _mm512_max_pd(e0, g0));
+        _mm512_storeu_pd(acc0.as_mut_ptr().add(8), _mm512_max_pd(e1, g1));
+        _mm512_storeu_pd(acc1.as_mut_ptr(), _mm512_max_pd(f0, h0));
+        _mm512_storeu_pd(acc1.as_mut_ptr().add(8), _mm512_max_pd(f1, h1));
+    }
+}
+
 #[inline(always)]
 fn segment_cols_impl(
     a: &[f64],
@@ -376,6 +492,7 @@ fn segment_cols_impl(
     np: usize,
     val: &mut [f64],
     fold: impl Fn(&mut [f64; TILE], &[f64], &[f64]),
+    fold2: impl Fn(&mut [f64; TILE], &mut [f64; TILE], &[f64], &[f64], &[f64]),
 ) {
     let tiles = n.div_ceil(TILE);
     assert!(
@@ -386,7 +503,28 @@ fn segment_cols_impl(
         let i0 = t * TILE;
         // Columns left of the tile's first start hold no interval and are
         // neither read nor written.
-        for j in i0..n {
+        // Two columns at a time (each loaded column serves both), the
+        // second's last step (c = j + 1, column j) once the first is done.
+        let mut j = i0;
+        while j + 1 < n {
+            let (c0, c1) = (&a[j * np..(j + 1) * np], &a[(j + 1) * np..(j + 2) * np]);
+            let mut acc0 = [0.0; TILE];
+            let mut acc1 = [0.0; TILE];
+            acc0.copy_from_slice(&c0[i0..i0 + TILE]);
+            acc1.copy_from_slice(&c1[i0..i0 + TILE]);
+            let (done, rest) = tile.split_at_mut(j * TILE);
+            let v = &done[i0 * TILE..];
+            fold2(&mut acc0, &mut acc1, &c0[i0 + 1..=j], &c1[i0 + 1..=j], v);
+            rest[..TILE].copy_from_slice(&acc0);
+            let b = c1[j + 1];
+            for (y, x) in acc1.iter_mut().zip(&acc0) {
+                let x = x + b;
+                *y = if x > *y { x } else { *y };
+            }
+            rest[TILE..2 * TILE].copy_from_slice(&acc1);
+            j += 2;
+        }
+        if j < n {
             let col = &a[j * np..(j + 1) * np];
             let mut acc = [0.0; TILE];
             acc.copy_from_slice(&col[i0..i0 + TILE]);
@@ -777,7 +915,7 @@ mod tests {
                 let mut val = vec![0.0; tiles * n * TILE];
                 match version {
                     0 => segment_cols(&a, n, np, &mut val),
-                    1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar),
+                    1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar, fold2_scalar),
                     // The AVX2 build where the dispatch picks AVX-512.
                     #[cfg(target_arch = "x86_64")]
                     _ if avx2() => {
