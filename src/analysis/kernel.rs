@@ -939,6 +939,85 @@ mod tests {
     }
 
     #[test]
+    fn block_square_segment_row_and_add_tiles_match_brute_force() {
+        for n in 1..40usize {
+            let np = n.div_ceil(TILE) * TILE;
+            let m = end_tri(n);
+            let gain: Vec<f64> = (0..m + CHUNK)
+                .map(|k| ((k * 7919) % 29) as f64 * 0.37)
+                .collect();
+            let loss: Vec<f64> = (0..m + CHUNK)
+                .map(|k| ((k * 104_729) % 31) as f64 * 0.21)
+                .collect();
+            let (p, cost) = (0.375, 1e-3);
+            let pqc = [p, 1.0 - p, cost];
+            let v = |i: usize, j: usize| {
+                let k = end_tri(j) + i;
+                p * gain[k] - (1.0 - p) * loss[k] - cost
+            };
+            // The recurrence by hand, end-major.
+            let mut want = vec![0.0; m];
+            for j in 0..n {
+                for i in (0..=j).rev() {
+                    let mut x = v(i, j);
+                    for c in i + 1..=j {
+                        x = x.max(want[end_tri(c - 1) + i] + v(c, j));
+                    }
+                    want[end_tri(j) + i] = x;
+                }
+            }
+            let tiles = n.div_ceil(TILE);
+            for version in 0..2 {
+                let mut a = vec![f64::NEG_INFINITY; np * n];
+                if version == 0 {
+                    block_square(&mut a, &gain, &loss, n, np, pqc, false);
+                } else {
+                    block_square_impl(&mut a, &gain, &loss, n, np, pqc, false, block_chunk_scalar);
+                }
+                for j in 0..n {
+                    for i in 0..np {
+                        let got = a[j * np + i];
+                        if i <= j {
+                            assert_eq!(got, v(i, j), "{n} ({i}, {j})");
+                        } else {
+                            assert_eq!(got, f64::NEG_INFINITY, "{n} ({i}, {j})");
+                        }
+                    }
+                }
+                // With children: the max with what is there.
+                let mut b = a.clone();
+                for (k, x) in b.iter_mut().enumerate() {
+                    if x.is_finite() && k % 3 == 0 {
+                        *x += 5.0;
+                    }
+                }
+                let kids = b.clone();
+                block_square(&mut b, &gain, &loss, n, np, pqc, true);
+                for (k, (x, y)) in b.iter().zip(&kids).enumerate() {
+                    let one = a[k];
+                    assert_eq!(*x, if *y > one { *y } else { one }, "{n} {k}");
+                }
+                let mut val = vec![0.0; tiles * n * TILE];
+                segment_cols(&a, n, np, &mut val);
+                let mut sum = vec![f64::NEG_INFINITY; np * n];
+                add_tiles(&mut sum, &val, n, np, true);
+                add_tiles_impl(&mut sum, &val, n, np, false);
+                let mut row = Vec::new();
+                for i in 0..n {
+                    for j in i..n {
+                        let w = want[end_tri(j) + i];
+                        assert_eq!(val[((i / TILE) * n + j) * TILE + i % TILE], w);
+                        assert_eq!(sum[j * np + i], w + w, "{n} ({i}, {j})");
+                        segment_row(&gain, &loss, i, j, pqc, &mut row);
+                        assert_eq!(row.len(), j + 1 - i);
+                        assert_eq!(row[j - i], w, "row {n} ({i}, {j})");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn max_plus_of_any_length() {
         for n in 0..40 {
             let a: Vec<f64> = (0..n).map(|k| ((k * 7919) % 13) as f64 - 6.0).collect();
