@@ -20,24 +20,38 @@
 //! ([`super::criterion`]). Nodes of one depth are independent and run in
 //! parallel, deepest first.
 //!
-//! The programme keeps only `best(h, ·, ·)` per node (end-major, column
-//! `j` holding `i = 0..=j`). For the node at hand it builds `A(h, ·, ·)` in
-//! a per-thread square (column-major, `-inf` below the diagonal) and runs
-//! the `max_c` as `kernel::segment_cols`: sixteen interval starts at a
-//! time, their candidates held in registers while a column is folded, a
+//! The programme keeps `best(h, ·, ·)` of the inner nodes (end-major,
+//! column `j` holding `i = 0..=j`). For the node at hand it builds `A(h,
+//! ·, ·)` in a per-thread square (column-major, `-inf` below the diagonal;
+//! `kernel::block_square` writes whole chunks of a column) and runs the
+//! `max_c` as `kernel::segment_cols`: sixteen interval starts at a time,
+//! their candidates held in registers while two columns are folded, a
 //! broadcast add and a `max` per step (the earlier row-wise "push" kernel
-//! loaded and stored its candidates every four rows; the p-curve of the
-//! LU case took 3.8 CPU s with it, 2.3 with this one, both AVX2). The
-//! decisions (where each block starts,
-//! whether it is one part) are not stored: the reconstruction finds them
-//! again from the kept values by the same additions, for the few cells the
-//! best partition goes through. [`SpatioTemporalQualities::curve`] reuses
-//! the tables from one `p` to the next.
+//! loaded and stored its candidates every four rows; the p-curve of the LU
+//! case took 3.8 CPU s with it, 2.3 with this one, both AVX2). A **leaf**
+//! has no table: its programme runs inside its parent's task and its
+//! values go from the kernel's buffer into the parent's sums
+//! (`kernel::add_tiles`); only its first row is kept. The decisions (where
+//! each block starts, whether it is one part) are not stored: the
+//! reconstruction finds them again from the kept values by the same
+//! additions, for the few cells the best partition goes through, and a
+//! leaf's one row it needs by `kernel::segment_row` (the same candidates
+//! and `max`, so the same values).
+//!
+//! [`SpatioTemporalQualities::curve`] runs the samples of each round of the
+//! bisection together (up to `BATCH`): a task takes one node and each of
+//! its children in turn at every `p`, so the qualities of a node and its
+//! leaves are read from memory once per batch, not once per sample (16
+//! bytes per node-interval, more than the L3 for the LU case). Tables are
+//! reused from one batch to the next. Two ways to reuse values between the
+//! samples (cells proved best over an interval of `p`) were measured and
+//! dropped (BENCHMARKS.md, "Overview").
 //!
 //! Cost: qualities `nodes · N²/2 · categories` logarithms (one per non-zero
 //! node-category-slice sum and interval; the per-node slice sums come
 //! bottom-up from the children); the DP `nodes · N³/6` additions per `p`;
-//! memory 16 bytes per node and interval for the qualities and 8 per `p`.
+//! memory 16 bytes per node and interval for the qualities and 16 per
+//! inner node and interval per `p` of a batch.
 //! Ocelotl advises N ≤ 30; [`MAX_NODE_INTERVALS`] bounds `nodes · N(N+1)/2`.
 
 use rayon::prelude::*;
@@ -252,8 +266,8 @@ impl SpatioTemporalQualities {
     }
 
     /// The p-curve ([`super::criterion::curve`]): the samples of each round
-    /// of the bisection run [`BATCH`] at a time
-    /// ([`best_many`](Self::best_many)), in tables reused from one batch to
+    /// of the bisection run `BATCH` at a time
+    /// (`best_many`), in tables reused from one batch to
     /// the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
         let mut tables = Vec::new();
