@@ -262,14 +262,20 @@ multiversion! {
     /// nothing, so no lane needs a mask.
     fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64]
-    ) => segment_cols_impl(a, n, np, val, fold_scalar),
+    ) => segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
             unsafe { fold_avx2(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
         }),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
             unsafe { fold_avx512(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
         })
 }
 
@@ -369,6 +375,116 @@ unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
     }
 }
 
+/// [`fold_scalar`] for two columns at once: `acc0` with the broadcasts
+/// `b0`, `acc1` with `b1`, over the same columns `v` (each loaded once for
+/// both).
+#[inline(always)]
+fn fold2_scalar(acc0: &mut [f64; TILE], acc1: &mut [f64; TILE], b0: &[f64], b1: &[f64], v: &[f64]) {
+    fold_scalar(acc0, b0, v);
+    fold_scalar(acc1, b1, v);
+}
+
+/// [`fold2_scalar`] with AVX2: each column's [`TILE`] candidates in four
+/// registers, each loaded column used by both.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fold2_avx2(
+    acc0: &mut [f64; TILE],
+    acc1: &mut [f64; TILE],
+    b0: &[f64],
+    b1: &[f64],
+    v: &[f64],
+) {
+    use std::arch::x86_64::*;
+    let m = b0.len();
+    assert!(b1.len() == m && v.len() >= m * TILE);
+    let p = v.as_ptr();
+    // SAFETY: every load reads v[t * TILE..(t + 1) * TILE] with t < m
+    // (asserted above), b0[t], b1[t], or the accumulators' own values.
+    unsafe {
+        let mut e = [_mm256_setzero_pd(); 4];
+        let mut f = [_mm256_setzero_pd(); 4];
+        for k in 0..4 {
+            e[k] = _mm256_loadu_pd(acc0.as_ptr().add(4 * k));
+            f[k] = _mm256_loadu_pd(acc1.as_ptr().add(4 * k));
+        }
+        for t in 0..m {
+            let x = _mm256_set1_pd(*b0.get_unchecked(t));
+            let y = _mm256_set1_pd(*b1.get_unchecked(t));
+            let c = p.add(t * TILE);
+            for k in 0..4 {
+                let w = _mm256_loadu_pd(c.add(4 * k));
+                e[k] = _mm256_max_pd(e[k], _mm256_add_pd(w, x));
+                f[k] = _mm256_max_pd(f[k], _mm256_add_pd(w, y));
+            }
+        }
+        for k in 0..4 {
+            _mm256_storeu_pd(acc0.as_mut_ptr().add(4 * k), e[k]);
+            _mm256_storeu_pd(acc1.as_mut_ptr().add(4 * k), f[k]);
+        }
+    }
+}
+
+/// [`fold2_scalar`] with AVX-512: each column's candidates in two
+/// registers, two sets of them (even and odd `t`) as in [`fold_avx512`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn fold2_avx512(
+    acc0: &mut [f64; TILE],
+    acc1: &mut [f64; TILE],
+    b0: &[f64],
+    b1: &[f64],
+    v: &[f64],
+) {
+    use std::arch::x86_64::*;
+    let m = b0.len();
+    assert!(b1.len() == m && v.len() >= m * TILE);
+    let p = v.as_ptr();
+    // SAFETY: as in fold2_avx2.
+    unsafe {
+        let ninf = _mm512_set1_pd(f64::NEG_INFINITY);
+        let mut e0 = _mm512_loadu_pd(acc0.as_ptr());
+        let mut e1 = _mm512_loadu_pd(acc0.as_ptr().add(8));
+        let mut f0 = _mm512_loadu_pd(acc1.as_ptr());
+        let mut f1 = _mm512_loadu_pd(acc1.as_ptr().add(8));
+        let (mut g0, mut g1, mut h0, mut h1) = (ninf, ninf, ninf, ninf);
+        let mut t = 0;
+        while t + 2 <= m {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let x1 = _mm512_set1_pd(*b0.get_unchecked(t + 1));
+            let y1 = _mm512_set1_pd(*b1.get_unchecked(t + 1));
+            let c0 = p.add(t * TILE);
+            let c1 = p.add((t + 1) * TILE);
+            let (v0, v1) = (_mm512_loadu_pd(c0), _mm512_loadu_pd(c0.add(8)));
+            let (w0, w1) = (_mm512_loadu_pd(c1), _mm512_loadu_pd(c1.add(8)));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(v1, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            f1 = _mm512_max_pd(f1, _mm512_add_pd(v1, y0));
+            g0 = _mm512_max_pd(g0, _mm512_add_pd(w0, x1));
+            g1 = _mm512_max_pd(g1, _mm512_add_pd(w1, x1));
+            h0 = _mm512_max_pd(h0, _mm512_add_pd(w0, y1));
+            h1 = _mm512_max_pd(h1, _mm512_add_pd(w1, y1));
+            t += 2;
+        }
+        if t < m {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let c0 = p.add(t * TILE);
+            let (v0, v1) = (_mm512_loadu_pd(c0), _mm512_loadu_pd(c0.add(8)));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            e1 = _mm512_max_pd(e1, _mm512_add_pd(v1, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            f1 = _mm512_max_pd(f1, _mm512_add_pd(v1, y0));
+        }
+        _mm512_storeu_pd(acc0.as_mut_ptr(), _mm512_max_pd(e0, g0));
+        _mm512_storeu_pd(acc0.as_mut_ptr().add(8), _mm512_max_pd(e1, g1));
+        _mm512_storeu_pd(acc1.as_mut_ptr(), _mm512_max_pd(f0, h0));
+        _mm512_storeu_pd(acc1.as_mut_ptr().add(8), _mm512_max_pd(f1, h1));
+    }
+}
+
 #[inline(always)]
 fn segment_cols_impl(
     a: &[f64],
@@ -376,6 +492,7 @@ fn segment_cols_impl(
     np: usize,
     val: &mut [f64],
     fold: impl Fn(&mut [f64; TILE], &[f64], &[f64]),
+    fold2: impl Fn(&mut [f64; TILE], &mut [f64; TILE], &[f64], &[f64], &[f64]),
 ) {
     let tiles = n.div_ceil(TILE);
     assert!(
@@ -386,7 +503,28 @@ fn segment_cols_impl(
         let i0 = t * TILE;
         // Columns left of the tile's first start hold no interval and are
         // neither read nor written.
-        for j in i0..n {
+        // Two columns at a time (each loaded column serves both), the
+        // second's last step (c = j + 1, column j) once the first is done.
+        let mut j = i0;
+        while j + 1 < n {
+            let (c0, c1) = (&a[j * np..(j + 1) * np], &a[(j + 1) * np..(j + 2) * np]);
+            let mut acc0 = [0.0; TILE];
+            let mut acc1 = [0.0; TILE];
+            acc0.copy_from_slice(&c0[i0..i0 + TILE]);
+            acc1.copy_from_slice(&c1[i0..i0 + TILE]);
+            let (done, rest) = tile.split_at_mut(j * TILE);
+            let v = &done[i0 * TILE..];
+            fold2(&mut acc0, &mut acc1, &c0[i0 + 1..=j], &c1[i0 + 1..=j], v);
+            rest[..TILE].copy_from_slice(&acc0);
+            let b = c1[j + 1];
+            for (y, x) in acc1.iter_mut().zip(&acc0) {
+                let x = x + b;
+                *y = if x > *y { x } else { *y };
+            }
+            rest[TILE..2 * TILE].copy_from_slice(&acc1);
+            j += 2;
+        }
+        if j < n {
             let col = &a[j * np..(j + 1) * np];
             let mut acc = [0.0; TILE];
             acc.copy_from_slice(&col[i0..i0 + TILE]);
@@ -411,39 +549,249 @@ fn add_to_impl(x: &mut [f64], y: &[f64]) {
     }
 }
 
+/// Rows of one chunk of [`block_square`]: a column is written in whole
+/// chunks, its rows past the diagonal set to `-inf`.
+pub(crate) const CHUNK: usize = 8;
+
 multiversion! {
-    /// The block values of one column: `x[k] = max(x[k], v)` (or `x[k] = v`
-    /// when `!kids`) with `v = p·gain[k] − q·loss[k] − cost`, the
-    /// criterion's value of one part (`q = 1 − p`, computed as
-    /// [`super::criterion::Criterion::value`] does, bit for bit).
-    fn block_values / block_values_avx2 / block_values_avx512 (
-        x: &mut [f64], gain: &[f64], loss: &[f64], p: f64, q: f64, cost: f64, kids: bool
-    ) => block_values_impl(x, gain, loss, p, q, cost, kids),
-        block_values_impl(x, gain, loss, p, q, cost, kids),
-        block_values_impl(x, gain, loss, p, q, cost, kids)
+    /// The block values of every column of a node, into the programme's
+    /// square (`a(i, j)` at `j * np + i`, [`segment_cols`]): rows `i <= j`
+    /// get `x = max(x, v)` (or `x = v` when `!kids`) with `v = p·gain −
+    /// q·loss − cost`, the criterion's value of one part (`pqc = [p, 1 −
+    /// p, cost]`, computed as [`super::criterion::Criterion::value`] does,
+    /// bit for bit), rows
+    /// past `j` up to the end of the column's last [`CHUNK`] `-inf` (with
+    /// `kids` they already are, and stay). Whole chunks only, so no scalar
+    /// tails: `gain` and `loss` are end-major and padded with [`CHUNK`]
+    /// values past `end_tri(n)`; `np` is a multiple of [`CHUNK`].
+    fn block_square / block_square_avx2 / block_square_avx512 (
+        a: &mut [f64], gain: &[f64], loss: &[f64], n: usize, np: usize, pqc: [f64; 3], kids: bool
+    ) => block_square_impl(a, gain, loss, n, np, pqc, kids, block_chunk_scalar),
+        block_square_impl(a, gain, loss, n, np, pqc, kids, |x, g, l, pqc, live, kids| {
+            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
+            unsafe { block_chunk_avx2(x, g, l, pqc, live, kids) }
+        }),
+        block_square_impl(a, gain, loss, n, np, pqc, kids, |x, g, l, pqc, live, kids| {
+            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
+            unsafe { block_chunk_avx512(x, g, l, pqc, live, kids) }
+        })
+}
+
+/// One chunk of [`block_square`]: its first `live` rows valued, the rest
+/// `-inf`.
+#[inline(always)]
+fn block_chunk_scalar(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    for k in 0..CHUNK {
+        let v = p * g[k] - q * l[k] - cost;
+        let v = if k < live { v } else { f64::NEG_INFINITY };
+        x[k] = if kids && x[k] > v { x[k] } else { v };
+    }
+}
+
+/// [`block_chunk_scalar`] with AVX2, two registers: `max(x, v)` is `x > v
+/// ? x : v` (`vmaxpd`'s rule), the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block_chunk_avx2(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    use std::arch::x86_64::*;
+    let (pv, qv, cv) = (_mm256_set1_pd(p), _mm256_set1_pd(q), _mm256_set1_pd(cost));
+    let ninf = _mm256_set1_pd(f64::NEG_INFINITY);
+    let lv = _mm256_set1_pd(live as f64);
+    for h in 0..2 {
+        // SAFETY: each array holds CHUNK = 8 values; h * 4 + 4 <= 8.
+        unsafe {
+            let o = h * 4;
+            let gv = _mm256_loadu_pd(g.as_ptr().add(o));
+            let lo = _mm256_loadu_pd(l.as_ptr().add(o));
+            let v = _mm256_sub_pd(
+                _mm256_sub_pd(_mm256_mul_pd(pv, gv), _mm256_mul_pd(qv, lo)),
+                cv,
+            );
+            let idx = _mm256_set_pd(o as f64 + 3.0, o as f64 + 2.0, o as f64 + 1.0, o as f64);
+            let v = _mm256_blendv_pd(ninf, v, _mm256_cmp_pd::<_CMP_LT_OQ>(idx, lv));
+            let r = if kids {
+                _mm256_max_pd(_mm256_loadu_pd(x.as_ptr().add(o)), v)
+            } else {
+                v
+            };
+            _mm256_storeu_pd(x.as_mut_ptr().add(o), r);
+        }
+    }
+}
+
+/// [`block_chunk_scalar`] with AVX-512: one register, the dead rows by a
+/// mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn block_chunk_avx512(
+    x: &mut [f64; CHUNK],
+    g: &[f64; CHUNK],
+    l: &[f64; CHUNK],
+    [p, q, cost]: [f64; 3],
+    live: usize,
+    kids: bool,
+) {
+    use std::arch::x86_64::*;
+    let mask: __mmask8 = if live >= CHUNK {
+        0xff
+    } else {
+        ((1u32 << live) - 1) as u8
+    };
+    // SAFETY: each array holds CHUNK = 8 values, one register.
+    unsafe {
+        let gv = _mm512_loadu_pd(g.as_ptr());
+        let lo = _mm512_loadu_pd(l.as_ptr());
+        let v = _mm512_sub_pd(
+            _mm512_sub_pd(
+                _mm512_mul_pd(_mm512_set1_pd(p), gv),
+                _mm512_mul_pd(_mm512_set1_pd(q), lo),
+            ),
+            _mm512_set1_pd(cost),
+        );
+        let v = _mm512_mask_blend_pd(mask, _mm512_set1_pd(f64::NEG_INFINITY), v);
+        let r = if kids {
+            _mm512_max_pd(_mm512_loadu_pd(x.as_ptr()), v)
+        } else {
+            v
+        };
+        _mm512_storeu_pd(x.as_mut_ptr(), r);
+    }
 }
 
 #[inline(always)]
-fn block_values_impl(
-    x: &mut [f64],
+#[allow(clippy::too_many_arguments)]
+fn block_square_impl(
+    a: &mut [f64],
     gain: &[f64],
     loss: &[f64],
-    p: f64,
-    q: f64,
-    cost: f64,
+    n: usize,
+    np: usize,
+    pqc: [f64; 3],
     kids: bool,
+    chunk: impl Fn(&mut [f64; CHUNK], &[f64; CHUNK], &[f64; CHUNK], [f64; 3], usize, bool),
 ) {
-    let n = x.len().min(gain.len()).min(loss.len());
-    let (x, gain, loss) = (&mut x[..n], &gain[..n], &loss[..n]);
-    if kids {
-        for k in 0..n {
-            let one = p * gain[k] - q * loss[k] - cost;
-            x[k] = if x[k] > one { x[k] } else { one };
+    assert!(
+        np.is_multiple_of(CHUNK)
+            && np >= n
+            && a.len() >= np * n
+            && gain.len() >= end_tri(n) + CHUNK
+            && loss.len() >= end_tri(n) + CHUNK,
+        "block_square: {n} slices in squares of {np}"
+    );
+    for j in 0..n {
+        let (r, len) = (end_tri(j), j + 1);
+        let w = len.div_ceil(CHUNK) * CHUNK;
+        let col = &mut a[j * np..j * np + w];
+        let (g, l) = (&gain[r..r + w], &loss[r..r + w]);
+        let chunks = col
+            .chunks_exact_mut(CHUNK)
+            .zip(g.chunks_exact(CHUNK).zip(l.chunks_exact(CHUNK)));
+        for (c, (x, (g, l))) in chunks.enumerate() {
+            let x: &mut [f64; CHUNK] = x.try_into().expect("a chunk");
+            let g: &[f64; CHUNK] = g.try_into().expect("a chunk");
+            let l: &[f64; CHUNK] = l.try_into().expect("a chunk");
+            chunk(x, g, l, pqc, len - c * CHUNK, kids);
         }
-    } else {
-        for k in 0..n {
-            x[k] = p * gain[k] - q * loss[k] - cost;
+    }
+}
+
+multiversion! {
+    /// Add a node's values in [`segment_cols`]' tile-major layout (`val`)
+    /// into a square of the programme's layout (`a(i, j)` at `j * np + i`),
+    /// or copy them (`first`): a parent's sum of its children, tile by tile
+    /// (rows past the diagonal are `-inf` in both).
+    fn add_tiles / add_tiles_avx2 / add_tiles_avx512 (
+        a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool
+    ) => add_tiles_impl(a, val, n, np, first),
+        add_tiles_impl(a, val, n, np, first),
+        add_tiles_impl(a, val, n, np, first)
+}
+
+#[inline(always)]
+fn add_tiles_impl(a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool) {
+    let tiles = n.div_ceil(TILE);
+    assert!(
+        np >= tiles * TILE && a.len() >= np * n && val.len() >= tiles * n * TILE,
+        "add_tiles: {n} slices in squares of {np}"
+    );
+    for t in 0..tiles {
+        let i0 = t * TILE;
+        for j in i0..n {
+            let src = &val[(t * n + j) * TILE..][..TILE];
+            let dst = &mut a[j * np + i0..][..TILE];
+            if first {
+                dst.copy_from_slice(src);
+            } else {
+                for (d, x) in dst.iter_mut().zip(src) {
+                    *d += x;
+                }
+            }
         }
+    }
+}
+
+multiversion! {
+    /// One start's values of the programme of a node without children:
+    /// `row[e − i] = best(i, e)` for `e = i..=j`, by the recurrence of
+    /// [`segment_cols`] for the one start, each block value computed as
+    /// [`block_square`] does (`pqc`: its `p`, `q` and `cost`) — so the
+    /// same candidates, each one addition, and the same values. `gain` and
+    /// `loss` are end-major. For the reconstruction of a leaf's parts.
+    fn segment_row / segment_row_avx2 / segment_row_avx512 (
+        gain: &[f64], loss: &[f64], i: usize, j: usize, pqc: [f64; 3], row: &mut Vec<f64>
+    ) => segment_row_impl(gain, loss, i, j, pqc, row),
+        segment_row_impl(gain, loss, i, j, pqc, row),
+        segment_row_impl(gain, loss, i, j, pqc, row)
+}
+
+#[inline(always)]
+fn segment_row_impl(
+    gain: &[f64],
+    loss: &[f64],
+    i: usize,
+    j: usize,
+    [p, q, cost]: [f64; 3],
+    row: &mut Vec<f64>,
+) {
+    row.clear();
+    for e in i..=j {
+        let r = end_tri(e);
+        let (g, l) = (&gain[r + i..=r + e], &loss[r + i..=r + e]);
+        let whole = p * g[0] - q * l[0] - cost;
+        // Blocks c..=e after best(i, c − 1): row[c − 1 − i] + a(c, e).
+        let len = e - i;
+        let (g, l, b) = (&g[1..=len], &l[1..=len], &row[..len]);
+        let mut m = [f64::NEG_INFINITY; 8];
+        let (gc, lc, bc) = (g.chunks_exact(8), l.chunks_exact(8), b.chunks_exact(8));
+        let (gr, lr, br) = (gc.remainder(), lc.remainder(), bc.remainder());
+        for ((g, l), b) in gc.zip(lc).zip(bc) {
+            for k in 0..8 {
+                let v = b[k] + (p * g[k] - q * l[k] - cost);
+                m[k] = if v > m[k] { v } else { m[k] };
+            }
+        }
+        for (k, ((g, l), b)) in gr.iter().zip(lr).zip(br).enumerate() {
+            let v = b + (p * g - q * l - cost);
+            m[k] = if v > m[k] { v } else { m[k] };
+        }
+        let m = m
+            .iter()
+            .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a });
+        row.push(if m > whole { m } else { whole });
     }
 }
 
@@ -455,153 +803,4 @@ pub(crate) fn end_tri(j: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn close(a: f64, b: f64, ulps: f64) -> bool {
-        (a - b).abs() <= ulps * f64::EPSILON * b.abs().max(f64::MIN_POSITIVE)
-    }
-
-    #[test]
-    fn log2_is_within_a_few_ulp() {
-        let mut x = 1e-310f64;
-        let mut worst = 0.0f64;
-        while x < 1e300 {
-            for y in [
-                x,
-                x * 1.4143,
-                x * 1.41422,
-                x * 0.7072,
-                x * 0.999_999_9,
-                x * 1.000_000_1,
-            ] {
-                let want = y.log2();
-                let got = log2_pos::<false>(y);
-                let fgot = log2_pos::<true>(y);
-                // Near 1 the logarithm is tiny: compare absolutely there.
-                let tol = 4.0 * f64::EPSILON * want.abs().max(1.0);
-                assert!((got - want).abs() <= tol, "log2({y}) = {got}, want {want}");
-                assert!(
-                    (fgot - want).abs() <= tol,
-                    "fma log2({y}) = {fgot}, want {want}"
-                );
-                worst = worst.max((got - want).abs() / want.abs().max(1.0));
-            }
-            x *= 1.37;
-        }
-        assert!(worst < 4.0 * f64::EPSILON, "{worst}");
-        for k in -1074..1024i64 {
-            let y = if k >= -1022 {
-                f64::from_bits(((k + 1023) as u64) << 52)
-            } else {
-                f64::from_bits(1u64 << (k + 1074))
-            };
-            assert_eq!(log2_pos::<false>(y), k as f64, "2^{k}");
-        }
-        assert_eq!(xlog2x(0.0), 0.0);
-        assert_eq!(xlog2x(-3.0), 0.0);
-        assert_eq!(xlog2x(f64::NAN), 0.0);
-        assert_eq!(xlog2x(4.0), 8.0);
-        assert!(close(xlog2x(3.0), 3.0 * 3f64.log2(), 4.0));
-    }
-
-    #[test]
-    fn interval_sums_match_brute_force_from_any_row() {
-        let x = [0.0, 1.5, 0.0, 0.0, 2.25, 1e-3, 0.0, 7.0, 3.0];
-        let n = x.len();
-        let mut prefix = vec![0.0; n + 1];
-        for t in 0..n {
-            prefix[t + 1] = prefix[t] + x[t];
-        }
-        for j0 in 0..n {
-            let mut out = vec![0.0; end_tri(n) - end_tri(j0)];
-            let mut s = IntervalScratch::default();
-            add_interval_xlog2x(&x, &prefix, j0, n, &mut out, &mut s);
-            add_interval::<false>(&x, &prefix, j0, n, &mut out, &mut s);
-            if j0 == 0 {
-                // One slice, one cell: exactly the scalar function's value.
-                let mut one = vec![0.0; 1];
-                add_interval_xlog2x(&x[4..5], &[], 0, 1, &mut one, &mut s);
-                assert_eq!(one[0], xlog2x(x[4]));
-            }
-            for j in j0..n {
-                for i in 0..=j {
-                    let v: f64 = x[i..=j].iter().sum();
-                    let want = 2.0 * if v > 0.0 { v * v.log2() } else { 0.0 };
-                    let got = out[end_tri(j) - end_tri(j0) + i];
-                    assert!(
-                        (got - want).abs() <= 1e-13 * want.abs().max(1.0),
-                        "{i}..={j} from row {j0}: {got} vs {want}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn segment_cols_is_the_pull_recurrence() {
-        for n in 1..40usize {
-            let np = n.div_ceil(TILE) * TILE;
-            let tri = |i: usize, j: usize| i * (2 * n - i + 1) / 2 + (j - i);
-            let tv: Vec<f64> = (0..n * (n + 1) / 2)
-                .map(|k| (((k * 7919) % 23) as f64 - 11.0) * 0.25)
-                .collect();
-            let mut a = vec![f64::NEG_INFINITY; np * n];
-            for j in 0..n {
-                for i in 0..=j {
-                    a[j * np + i] = tv[tri(i, j)];
-                }
-            }
-            let mut want = vec![0.0; tv.len()];
-            for i in 0..n {
-                for j in i..n {
-                    let mut m = tv[tri(i, j)];
-                    for c in i + 1..=j {
-                        m = m.max(want[tri(i, c - 1)] + tv[tri(c, j)]);
-                    }
-                    want[tri(i, j)] = m;
-                }
-            }
-            let tiles = n.div_ceil(TILE);
-            for version in 0..3 {
-                let mut val = vec![0.0; tiles * n * TILE];
-                match version {
-                    0 => segment_cols(&a, n, np, &mut val),
-                    1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar),
-                    // The AVX2 build where the dispatch picks AVX-512.
-                    #[cfg(target_arch = "x86_64")]
-                    _ if avx2() => {
-                        // SAFETY: the CPU has AVX2 and FMA.
-                        unsafe { segment_cols_avx2(&a, n, np, &mut val) }
-                    }
-                    _ => segment_cols(&a, n, np, &mut val),
-                }
-                for i in 0..np {
-                    for j in (i / TILE) * TILE..n {
-                        let got = val[((i / TILE) * n + j) * TILE + i % TILE];
-                        if i <= j {
-                            assert_eq!(got, want[tri(i, j)], "{n} ({i}, {j})");
-                        } else {
-                            assert_eq!(got, f64::NEG_INFINITY, "{n} ({i}, {j})");
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn max_plus_of_any_length() {
-        for n in 0..40 {
-            let a: Vec<f64> = (0..n).map(|k| ((k * 7919) % 13) as f64 - 6.0).collect();
-            let b: Vec<f64> = (0..n).map(|k| ((k * 104_729) % 17) as f64 * 0.5).collect();
-            let want = a
-                .iter()
-                .zip(&b)
-                .map(|(x, y)| x + y)
-                .fold(f64::NEG_INFINITY, f64::max);
-            assert_eq!(max_plus(&a, &b), want, "{n}");
-            assert_eq!(max_plus_impl(&a, &b), want, "{n}");
-        }
-    }
-}
+mod tests;

@@ -20,24 +20,38 @@
 //! ([`super::criterion`]). Nodes of one depth are independent and run in
 //! parallel, deepest first.
 //!
-//! The programme keeps only `best(h, ·, ·)` per node (end-major, column
-//! `j` holding `i = 0..=j`). For the node at hand it builds `A(h, ·, ·)` in
-//! a per-thread square (column-major, `-inf` below the diagonal) and runs
-//! the `max_c` as `kernel::segment_cols`: sixteen interval starts at a
-//! time, their candidates held in registers while a column is folded, a
+//! The programme keeps `best(h, ·, ·)` of the inner nodes (end-major,
+//! column `j` holding `i = 0..=j`). For the node at hand it builds `A(h,
+//! ·, ·)` in a per-thread square (column-major, `-inf` below the diagonal;
+//! `kernel::block_square` writes whole chunks of a column) and runs the
+//! `max_c` as `kernel::segment_cols`: sixteen interval starts at a time,
+//! their candidates held in registers while two columns are folded, a
 //! broadcast add and a `max` per step (the earlier row-wise "push" kernel
-//! loaded and stored its candidates every four rows; the p-curve of the
-//! LU case took 3.8 CPU s with it, 2.3 with this one, both AVX2). The
-//! decisions (where each block starts,
-//! whether it is one part) are not stored: the reconstruction finds them
-//! again from the kept values by the same additions, for the few cells the
-//! best partition goes through. [`SpatioTemporalQualities::curve`] reuses
-//! the tables from one `p` to the next.
+//! loaded and stored its candidates every four rows; the p-curve of the LU
+//! case took 3.8 CPU s with it, 2.3 with this one, both AVX2). A **leaf**
+//! has no table: its programme runs inside its parent's task and its
+//! values go from the kernel's buffer into the parent's sums
+//! (`kernel::add_tiles`); only its first row is kept. The decisions (where
+//! each block starts, whether it is one part) are not stored: the
+//! reconstruction finds them again from the kept values by the same
+//! additions, for the few cells the best partition goes through, and a
+//! leaf's one row it needs by `kernel::segment_row` (the same candidates
+//! and `max`, so the same values).
+//!
+//! [`SpatioTemporalQualities::curve`] runs the samples of each round of the
+//! bisection together (up to `BATCH`): a task takes one node and each of
+//! its children in turn at every `p`, so the qualities of a node and its
+//! leaves are read from memory once per batch, not once per sample (16
+//! bytes per node-interval, more than the L3 for the LU case). Tables are
+//! reused from one batch to the next. Two ways to reuse values between the
+//! samples (cells proved best over an interval of `p`) were measured and
+//! dropped (BENCHMARKS.md, "Overview").
 //!
 //! Cost: qualities `nodes · N²/2 · categories` logarithms (one per non-zero
 //! node-category-slice sum and interval; the per-node slice sums come
 //! bottom-up from the children); the DP `nodes · N³/6` additions per `p`;
-//! memory 16 bytes per node and interval for the qualities and 8 per `p`.
+//! memory 16 bytes per node and interval for the qualities and 16 per
+//! inner node and interval per `p` of a batch.
 //! Ocelotl advises N ≤ 30; [`MAX_NODE_INTERVALS`] bounds `nodes · N(N+1)/2`.
 
 use rayon::prelude::*;
@@ -49,28 +63,54 @@ use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
-    add_interval_xlog2x, add_to, block_values, end_tri, segment_cols, xlog2x, IntervalScratch, TILE,
+    add_interval_xlog2x, add_tiles, add_to, block_square, end_tri, segment_cols, segment_row,
+    xlog2x, IntervalScratch, CHUNK, TILE,
 };
 use super::temporal::gain_loss;
 
 /// Largest `nodes · N(N+1)/2` of a spatiotemporal aggregation (≈ 1 GB).
 pub const MAX_NODE_INTERVALS: usize = 40_000_000;
 
+/// Samples of the p-curve run together ([`SpatioTemporalQualities::curve`]):
+/// each node's qualities (and its leaves') are read once for all of them
+/// while they are in cache. Each keeps its inner nodes' tables (8 bytes ×
+/// 2 per node-interval: 8 MB for the LU case), so this bounds that memory.
+const BATCH: usize = 8;
+
 /// Per-thread buffers of the programme: one node's block values and best
-/// values in the kernel's layouts ([`segment_cols`]).
+/// values in the kernel's layouts ([`segment_cols`]), and the same for a
+/// leaf child computed inside its parent's task.
 #[derive(Debug, Default)]
 struct Scratch {
-    a: Vec<f64>,
+    a: Vec<Vec<f64>>,
     val: Vec<f64>,
+    leaf_a: Vec<f64>,
+    leaf_val: Vec<f64>,
 }
 
-/// The programme's values, kept from one `p` to the next: per node
-/// `best(h, ·, ·)` and (inner nodes) `Σ_children best(child, ·, ·)`, both
-/// end-major, for the reconstruction.
+/// The programme's values at one `p`, kept for the reconstruction: per
+/// stored node ([`SpatioTemporalQualities::stored`]) `best(h, ·, ·)` and
+/// (inner nodes) `Σ_children best(child, ·, ·)`, both end-major; empty for
+/// leaves, whose values are computed in their parent's task and found
+/// again row by row when the reconstruction visits them.
 #[derive(Debug, Default)]
 struct Tables {
     best: Vec<Vec<f64>>,
     kids: Vec<Vec<f64>>,
+    /// Per inner node, `best(c, 0, ·)` of each leaf child `c` (at `slot(c)
+    /// · n`): the row the reconstruction needs of a leaf when the whole
+    /// range (the finest partitions) splits into children.
+    rows: Vec<Vec<f64>>,
+}
+
+/// One node's tables at one `p` of a batch (index `b`), taken out of
+/// [`Tables`] while its task fills them.
+#[derive(Debug)]
+struct NodeOut {
+    b: usize,
+    best: Vec<f64>,
+    kids: Vec<f64>,
+    rows: Vec<f64>,
 }
 
 /// Parts as `collect` emits them (each node's parts from the latest to the
@@ -105,6 +145,8 @@ fn by_node_then_time(parts: Vec<Part>, nodes: usize) -> Vec<Part> {
 pub struct SpatioTemporalQualities {
     n: usize,
     pub hierarchy: Hierarchy,
+    /// Each node's index among its parent's children.
+    slot: Vec<usize>,
     /// Per node, end-major over intervals (`(i, j)` at `end_tri(j) + i`),
     /// the order the programme reads them.
     gain: Vec<Vec<f64>>,
@@ -175,13 +217,24 @@ impl SpatioTemporalQualities {
                     }
                     p
                 };
-                gain_loss(x, &prefix(&tot[id]), &prefix(&ent[id]), size)
+                // Padded for the programme's whole chunks (`block_square`).
+                let (mut g, mut l) = gain_loss(x, &prefix(&tot[id]), &prefix(&ent[id]), size);
+                g.resize(intervals + CHUNK, 0.0);
+                l.resize(intervals + CHUNK, 0.0);
+                (g, l)
             })
             .collect();
         let (gain, loss) = q.into_iter().unzip();
+        let mut slot = vec![0; h];
+        for node in &hierarchy.nodes {
+            for (k, &c) in node.children.iter().enumerate() {
+                slot[c] = k;
+            }
+        }
         Ok(SpatioTemporalQualities {
             n,
             hierarchy,
+            slot,
             gain,
             loss,
         })
@@ -207,74 +260,110 @@ impl SpatioTemporalQualities {
     /// The best partition for `p` (ties to fewer parts); parts ordered by
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
-        self.best_with(p, &mut Tables::default())
+        self.best_many(&[p], &mut Vec::new())
+            .pop()
+            .unwrap_or_default()
     }
 
-    /// The p-curve ([`super::criterion::curve`]): one programme per
-    /// sampled `p`, in tables reused from one to the next.
+    /// The p-curve ([`super::criterion::curve`]): the samples of each round
+    /// of the bisection run `BATCH` at a time
+    /// (`best_many`), in tables reused from one batch to
+    /// the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
-        // Two programmes side by side (each also parallel inside): the
-        // reconstruction and the small top levels of one overlap the
-        // other's work.
-        let (mut t0, mut t1) = (Tables::default(), Tables::default());
+        let mut tables = Vec::new();
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
-            for pair in ps.chunks(2) {
-                match *pair {
-                    [a, b] => {
-                        let (x, y) = rayon::join(
-                            || Summary::of(&self.best_with(a, &mut t0)),
-                            || Summary::of(&self.best_with(b, &mut t1)),
-                        );
-                        out.push(x);
-                        out.push(y);
-                    }
-                    [a] => out.push(Summary::of(&self.best_with(a, &mut t0))),
-                    _ => {}
-                }
+            for batch in ps.chunks(BATCH) {
+                out.extend(self.best_many(batch, &mut tables).iter().map(Summary::of));
             }
             out
         })
     }
 
-    /// [`best`](Self::best) in `tables` (resized).
-    fn best_with(&self, p: f64, tables: &mut Tables) -> Partition {
-        let crit = Criterion::new(p, self.scale());
+    /// Whether node `h`'s values are kept in a table: inner nodes and a
+    /// root. A leaf under a parent is computed inside its parent's task
+    /// (its values go from the kernel's buffer into the parent's sums and
+    /// never to memory).
+    #[inline]
+    fn stored(&self, h: usize) -> bool {
+        let node = &self.hierarchy.nodes[h];
+        !node.children.is_empty() || node.parent.is_none()
+    }
+
+    /// The best partitions at each of `ps`, computed together: one task per
+    /// node does the programme at every `p` in turn, so that its qualities
+    /// and its leaves' are read from memory once for all of them. `tables`
+    /// holds one [`Tables`] per `p` (resized).
+    fn best_many(&self, ps: &[f64], tables: &mut Vec<Tables>) -> Vec<Partition> {
+        let scale = self.scale();
+        let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
         let m = end_tri(self.n);
-        let Tables { best, kids } = tables;
-        best.resize_with(nodes.len(), Vec::new);
-        kids.resize_with(nodes.len(), Vec::new);
-        for (h, node) in nodes.iter().enumerate() {
-            best[h].resize(m, 0.0);
-            kids[h].resize(if node.children.is_empty() { 0 } else { m }, 0.0);
+        if tables.len() < ps.len() {
+            tables.resize_with(ps.len(), Tables::default);
         }
-        for level in self.hierarchy.levels() {
-            let mut mine: Vec<(usize, Vec<f64>, Vec<f64>)> = level
-                .iter()
-                .map(|&h| {
-                    (
-                        h,
-                        std::mem::take(&mut best[h]),
-                        std::mem::take(&mut kids[h]),
-                    )
-                })
-                .collect();
-            let done: &[Vec<f64>] = best;
-            mine.par_iter_mut()
-                .for_each_init(Scratch::default, |s, (h, val, sum)| {
-                    self.node_dp(*h, &crit, done, val, sum, s)
-                });
-            for (h, v, k) in mine {
-                best[h] = v;
-                kids[h] = k;
+        let tables = &mut tables[..ps.len()];
+        for t in tables.iter_mut() {
+            t.best.resize_with(nodes.len(), Vec::new);
+            t.kids.resize_with(nodes.len(), Vec::new);
+            t.rows.resize_with(nodes.len(), Vec::new);
+            for (h, node) in nodes.iter().enumerate() {
+                let k = node.children.len();
+                t.best[h].resize(if self.stored(h) { m } else { 0 }, 0.0);
+                t.kids[h].resize(if k == 0 { 0 } else { m }, 0.0);
+                t.rows[h].resize(k * self.n, 0.0);
             }
         }
-        let mut parts = Vec::new();
-        if self.n > 0 {
-            self.collect(0, 0, self.n - 1, &crit, tables, &mut parts);
+        for level in self.hierarchy.levels() {
+            let level: Vec<usize> = level.into_iter().filter(|&h| self.stored(h)).collect();
+            // A level too small to keep every thread busy (the root) runs
+            // one task per node and `p`.
+            let per_p = level.len() < 2 * rayon::current_num_threads();
+            let mut tasks: Vec<(usize, Vec<NodeOut>)> = Vec::new();
+            for &h in &level {
+                let mut mine = Vec::new();
+                for (b, t) in tables.iter_mut().enumerate() {
+                    mine.push(NodeOut {
+                        b,
+                        best: std::mem::take(&mut t.best[h]),
+                        kids: std::mem::take(&mut t.kids[h]),
+                        rows: std::mem::take(&mut t.rows[h]),
+                    });
+                    if per_p {
+                        tasks.push((h, std::mem::take(&mut mine)));
+                    }
+                }
+                if !per_p {
+                    tasks.push((h, mine));
+                }
+            }
+            let done: &[Tables] = tables;
+            tasks
+                .par_iter_mut()
+                .for_each_init(Scratch::default, |s, (h, mine)| {
+                    self.node_dp(*h, &crits, done, mine, s)
+                });
+            for (h, mine) in tasks {
+                for o in mine {
+                    let t = &mut tables[o.b];
+                    t.best[h] = o.best;
+                    t.kids[h] = o.kids;
+                    t.rows[h] = o.rows;
+                }
+            }
         }
-        Partition::from_parts(by_node_then_time(parts, nodes.len()))
+        let tables: &[Tables] = tables;
+        crits
+            .par_iter()
+            .zip(tables)
+            .map(|(crit, t)| {
+                let mut parts = Vec::new();
+                if self.n > 0 {
+                    self.collect(0, 0, self.n - 1, crit, t, &mut parts, &mut Vec::new());
+                }
+                Partition::from_parts(by_node_then_time(parts, nodes.len()))
+            })
+            .collect()
     }
 
     /// `A(h, c, j)` (module docs) and whether it is one part of `h`.
@@ -295,66 +384,149 @@ impl SpatioTemporalQualities {
         }
     }
 
-    /// `best(h, ·, ·)` into `val` (end-major), from the children's.
+    /// Node `h`'s programme at every `p` of its task (`mine`, indices into
+    /// `crits` and `done`): `best(h, ·, ·)` (end-major), `Σ_children
+    /// best(child, ·, ·)` and its leaf children's first rows, from the
+    /// stored children's tables and the leaf children's values computed
+    /// here. Child by child, each `p` in turn, so that a leaf's qualities
+    /// are read once for all of them while its parent's sums (one square
+    /// per `p`) are built.
     fn node_dp(
         &self,
         h: usize,
-        crit: &Criterion,
-        best: &[Vec<f64>],
-        val: &mut [f64],
-        kid_sums: &mut [f64],
+        crits: &[Criterion],
+        done: &[Tables],
+        mine: &mut [NodeOut],
         s: &mut Scratch,
     ) {
         let n = self.n;
         let np = n.div_ceil(TILE) * TILE;
+        let tiles = n.div_ceil(TILE);
         // A(h, ·, ·) in the kernel's square (column j: starts 0..np, -inf
         // past j, written once per buffer: every node overwrites the same
-        // upper triangle): the children's sums, then the max with one part.
-        if s.a.len() != np * n {
-            s.a.clear();
-            s.a.resize(np * n, f64::NEG_INFINITY);
+        // upper triangle, and a leaf's tiles hold -inf there too): the
+        // children's sums, in the children's order (the sums' rounding),
+        // then the max with one part.
+        if s.a.len() < mine.len() {
+            s.a.resize_with(mine.len(), Vec::new);
+        }
+        for a in &mut s.a {
+            if a.len() != np * n {
+                a.clear();
+                a.resize(np * n, f64::NEG_INFINITY);
+            }
         }
         let kids = &self.hierarchy.nodes[h].children;
-        let (gain, loss) = (&self.gain[h], &self.loss[h]);
-        let q = 1.0 - crit.p;
-        for j in 0..n {
-            let (r, len) = (end_tri(j), j + 1);
-            let col = &mut s.a[j * np..j * np + len];
-            if let Some((first, rest)) = kids.split_first() {
-                col.copy_from_slice(&best[*first][r..r + len]);
-                for &c in rest {
-                    add_to(col, &best[c][r..r + len]);
+        for (k, &c) in kids.iter().enumerate() {
+            for (o, a) in mine.iter_mut().zip(&mut s.a) {
+                if self.stored(c) {
+                    let best = &done[o.b].best[c];
+                    for j in 0..n {
+                        let (r, len) = (end_tri(j), j + 1);
+                        let col = &mut a[j * np..j * np + len];
+                        if k == 0 {
+                            col.copy_from_slice(&best[r..r + len]);
+                        } else {
+                            add_to(col, &best[r..r + len]);
+                        }
+                    }
+                    continue;
                 }
-                kid_sums[r..r + len].copy_from_slice(col);
+                self.leaf_dp(c, &crits[o.b], &mut s.leaf_a, &mut s.leaf_val);
+                add_tiles(a, &s.leaf_val, n, np, k == 0);
+                for (j, x) in o.rows[k * n..(k + 1) * n].iter_mut().enumerate() {
+                    *x = s.leaf_val[j * TILE];
+                }
             }
-            let (g, l) = (&gain[r..r + len], &loss[r..r + len]);
-            block_values(col, g, l, crit.p, q, crit.part_cost, !kids.is_empty());
         }
-        let tiles = n.div_ceil(TILE);
-        s.val.resize(tiles * n * TILE, 0.0);
-        segment_cols(&s.a, n, np, &mut s.val);
-        for t in 0..tiles {
-            let i0 = t * TILE;
-            for j in i0..n {
-                let src: &[f64; TILE] = s.val[(t * n + j) * TILE..][..TILE]
-                    .try_into()
-                    .expect("a tile's column");
-                let r = end_tri(j) + i0;
-                let len = (j + 1 - i0).min(TILE);
-                if len == TILE {
-                    let dst: &mut [f64; TILE] =
-                        (&mut val[r..r + TILE]).try_into().expect("a full column");
-                    *dst = *src;
-                } else {
-                    val[r..r + len].copy_from_slice(&src[..len]);
+        for (o, a) in mine.iter_mut().zip(&mut s.a) {
+            if !kids.is_empty() {
+                for j in 0..n {
+                    let (r, len) = (end_tri(j), j + 1);
+                    o.kids[r..r + len].copy_from_slice(&a[j * np..j * np + len]);
+                }
+            }
+            let crit = &crits[o.b];
+            let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+            let (g, l) = (&self.gain[h], &self.loss[h]);
+            block_square(a, g, l, n, np, pqc, !kids.is_empty());
+            s.val.resize(tiles * n * TILE, 0.0);
+            segment_cols(a, n, np, &mut s.val);
+            for t in 0..tiles {
+                let i0 = t * TILE;
+                for j in i0..n {
+                    let src: &[f64; TILE] = s.val[(t * n + j) * TILE..][..TILE]
+                        .try_into()
+                        .expect("a tile's column");
+                    let r = end_tri(j) + i0;
+                    let len = (j + 1 - i0).min(TILE);
+                    if len == TILE {
+                        let dst: &mut [f64; TILE] = (&mut o.best[r..r + TILE])
+                            .try_into()
+                            .expect("a full column");
+                        *dst = *src;
+                    } else {
+                        o.best[r..r + len].copy_from_slice(&src[..len]);
+                    }
                 }
             }
         }
     }
 
+    /// A leaf's `best(h, ·, ·)` in the kernel's layout (tile-major, into
+    /// `val`), its block values built in `a`.
+    fn leaf_dp(&self, h: usize, crit: &Criterion, a: &mut Vec<f64>, val: &mut Vec<f64>) {
+        let n = self.n;
+        let np = n.div_ceil(TILE) * TILE;
+        if a.len() != np * n {
+            a.clear();
+            a.resize(np * n, f64::NEG_INFINITY);
+        }
+        let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+        block_square(a, &self.gain[h], &self.loss[h], n, np, pqc, false);
+        val.resize(n.div_ceil(TILE) * n * TILE, 0.0);
+        segment_cols(a, n, np, val);
+    }
+
     /// The parts of `best(h, i..=j)`'s partition, found again from the
     /// kept values: the block starts and kinds whose sums make each value.
+    /// `row`: a buffer for a leaf's values.
+    #[allow(clippy::too_many_arguments)]
     fn collect(
+        &self,
+        h: usize,
+        i: usize,
+        j: usize,
+        crit: &Criterion,
+        tables: &Tables,
+        out: &mut Vec<Part>,
+        row: &mut Vec<f64>,
+    ) {
+        let n = self.n;
+        match self.hierarchy.nodes[h].parent {
+            _ if self.stored(h) => {
+                let best = &tables.best[h];
+                self.collect_with(h, i, j, crit, tables, out, row, |e| best[end_tri(e) + i]);
+            }
+            // A leaf's values: its first row as the programme kept it, or
+            // the one row computed again.
+            Some(up) if i == 0 => {
+                let r = &tables.rows[up][self.slot[h] * n..][..=j];
+                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e]);
+            }
+            _ => {
+                let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
+                segment_row(&self.gain[h], &self.loss[h], i, j, pqc, row);
+                let r = std::mem::take(row);
+                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e - i]);
+                *row = r;
+            }
+        }
+    }
+
+    /// [`collect`](Self::collect) with `best(h, i, e)` as `best(e)`.
+    #[allow(clippy::too_many_arguments)]
+    fn collect_with(
         &self,
         h: usize,
         i: usize,
@@ -362,20 +534,20 @@ impl SpatioTemporalQualities {
         crit: &Criterion,
         tables: &Tables,
         out: &mut Vec<Part>,
+        row: &mut Vec<f64>,
+        best: impl Fn(usize) -> f64,
     ) {
         let kids = &self.hierarchy.nodes[h].children;
-        let best = &tables.best;
         // Σ_children best(child, c, j), as the programme summed it.
         let sums = &tables.kids[h];
         let kid_sum = |c: usize, j: usize| -> Option<f64> {
             (!kids.is_empty()).then(|| sums[end_tri(j) + c])
         };
         loop {
-            let target = best[h][end_tri(j) + i];
+            let target = best(j);
             // The block c..=j: c == i when one block makes the value.
             let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
-            let split =
-                |c: usize| best[h][end_tri(c - 1) + i] + self.block(h, c, j, crit, kid_sum(c, j)).0;
+            let split = |c: usize| best(c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
             // Else the last block whose sum is the value (from the right:
             // fine partitions end at once).
             let c = if whole >= target {
@@ -402,7 +574,7 @@ impl SpatioTemporalQualities {
                 });
             } else {
                 for &k in kids {
-                    self.collect(k, c, j, crit, tables, out);
+                    self.collect(k, c, j, crit, tables, out, row);
                 }
             }
             if c == i {
