@@ -2,7 +2,8 @@
 of one big file, single process vs a LocalCluster of worker processes, and a
 study of many files reduced to one table.
 
-    python bench_dask.py single FILE [ROUNDS]          # File.profile(), this process
+    python bench_dask.py single FILE [ROUNDS]          # File.profile(), this process, one open File
+    python bench_dask.py single-fresh FILE [ROUNDS]    # the same, opening the file per call
     python bench_dask.py parts FILE N [ROUNDS]         # whole pass vs the N partitions' passes, here
     python bench_dask.py cluster FILE WORKERS PARTS [ROUNDS]
     python bench_dask.py study WORKERS FILE...         # slog2.dask.profile(files)
@@ -79,6 +80,19 @@ def main():
         with slog2.open(path) as f:
             res, t = timed(lambda: f.profile(), rounds)
         print(f"single (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'all')}): "
+              f"median {statistics.median(t):.3f} s {['%.3f' % x for x in t]}; {digest(res)}")
+        return
+    if mode == "single-fresh":
+        import slog2
+
+        path, rounds = sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3
+
+        def once():
+            with slog2.open(path) as f:
+                return f.profile()
+
+        res, t = timed(once, rounds)
+        print(f"single, a fresh open per call (RAYON_NUM_THREADS={os.environ.get('RAYON_NUM_THREADS', 'all')}): "
               f"median {statistics.median(t):.3f} s {['%.3f' % x for x in t]}; {digest(res)}")
         return
     if mode == "parts":

@@ -19,6 +19,15 @@ whole, to the partition where it starts (its time inside a window is still
 clipped to the window). Each task opens the file by path (a shared filesystem)
 and reads only the tree nodes that can hold its drawables.
 
+**Open files stay open on the workers.** A worker keeps the files its tasks
+opened (at most ``SLOG2_DASK_OPEN_FILES``, default 8, least recently used first
+out; ``0`` opens and closes per task) and reuses one while its device, inode,
+size and modification time are unchanged, so a file replaced on the shared
+filesystem is opened again. The first pass over a freshly opened file pays the
+page faults of its new mapping (about a quarter of a warm pass: BENCHMARKS.md
+"Dask"); a long-lived cluster that analyses the same files again, as a notebook
+does, pays them once per worker, like a process that keeps its ``File``.
+
 **Partial results.** Every task computes a mergeable partial result in the
 library (``File.stats(part=...)``, ``File.histogram(part=...)``, ...): counts,
 sums, minima and maxima per key, histograms on shared bin edges, time profiles
@@ -62,6 +71,7 @@ except ImportError as e:  # pragma: no cover - exercised by the package without 
     ) from e
 
 from ._reader import open as _open
+from ._tasks import task_file
 
 PathLike = Union[str, os.PathLike]
 Paths = Union[PathLike, Sequence[PathLike]]
@@ -162,7 +172,7 @@ def _meta(cols: dict):
 
 
 def _load(i, path, k, n, t0, t1):
-    with _open(path) as f:
+    with task_file(path) as f:
         df = f.partition_frame(*_range(f, k, n), t0, t1)
     df.insert(0, "file", np.int32(i))
     return df
@@ -192,7 +202,7 @@ def categories(paths: Paths):
 # -- profile -------------------------------------------------------------------
 
 def _profile_part(i, path, k, n, t0, t1, whole, by_line):
-    with _open(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
+    with task_file(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
         df = s.profile(by_line, timed=True)
     df.insert(0, "file", np.int32(i))
     return df
@@ -229,7 +239,7 @@ def profile(paths: Paths, t0=None, t1=None, *, by_line: bool = False, whole: boo
 # -- communication matrix --------------------------------------------------------
 
 def _comm_part(i, path, k, n, t0, t1, whole):
-    with _open(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
+    with task_file(path) as f, f.stats(t0, t1, whole=whole, part=_range(f, k, n)) as s:
         df = s.comm_matrix()
     df["sized"] = df["bytes"].notna().astype(np.int64)
     df["bytes"] = df["bytes"].fillna(0).astype(np.int64)
@@ -257,7 +267,7 @@ def comm_matrix(paths: Paths, t0=None, t1=None, *, whole: bool = False, by_file:
 # -- histograms ------------------------------------------------------------------
 
 def _hist_part(i, path, k, n, t0, t1, category, sizes, bins, log, lo, hi, whole):
-    with _open(path) as f:
+    with task_file(path) as f:
         a, b = _range(f, k, n)
         if sizes:
             h = f.message_histogram(bins, category, t0, t1, log=log, lo=lo, hi=hi, part=(a, b))
@@ -335,7 +345,7 @@ def message_histogram(paths: Paths, bins: int = 20, category=None, t0=None, t1=N
 # -- time profile ------------------------------------------------------------------
 
 def _time_part(i, path, k, n, slices, t0, t1):
-    with _open(path) as f:
+    with task_file(path) as f:
         tp = f.time_profile(slices, t0, t1, part=_range(f, k, n))
     names = [c for c in tp.columns if c not in ("start", "end")]
     long = tp.melt(id_vars=["start", "end"], value_vars=names, var_name="name", value_name="time")

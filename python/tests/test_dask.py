@@ -142,3 +142,52 @@ def test_a_study_of_files_reduces_to_one_table(client, synth, tmp_path):
     assert set(per_file["file"]) == set(range(len(paths)))
     cats = sd.categories(paths)
     assert set(cats["file"]) == set(range(len(paths)))
+
+
+def test_a_file_replaced_between_calls_is_read_anew(client, tmp_path):
+    # The workers keep files open between tasks (slog2/_tasks.py); a path that
+    # names other bytes afterwards is opened again, not answered from the old map.
+    p = tmp_path / "moving.slog2"
+    run_cli("bench", "write", "30000", "-o", p)
+    first = sd.profile(str(p), partitions=2, client=client)
+    run_cli("bench", "write", "45000", "-o", tmp_path / "next.slog2")
+    os.replace(tmp_path / "next.slog2", p)
+    second = sd.profile(str(p), partitions=2, client=client)
+    with slog2.open(p) as f:
+        want = f.profile()
+    assert first["count"].sum() != second["count"].sum()
+    assert list(second["count"]) == list(want["count"])
+
+
+def test_task_files_are_kept_reused_and_bounded(tmp_path, monkeypatch):
+    from slog2 import _tasks
+
+    _tasks.close_all()
+    monkeypatch.setattr(_tasks, "OPEN_FILES", 2)
+    paths = []
+    for k in range(3):
+        p = tmp_path / f"f{k}.slog2"
+        run_cli("bench", "write", str(1000 + 100 * k), "-o", p)
+        paths.append(str(p))
+    with _tasks.task_file(paths[0]) as a:
+        with _tasks.task_file(paths[0]) as b:
+            assert a is b  # one open File for two users
+        held = a
+        with _tasks.task_file(paths[1]), _tasks.task_file(paths[2]):
+            pass  # paths[0] is evicted while still in use ...
+        assert len(held.partition_edges(2)) == 3  # ... and stays open until its last user is done
+    with pytest.raises(slog2.ClosedError):
+        held.partition_edges(2)
+    with _tasks.task_file(paths[2]) as c, _tasks.task_file(paths[2]) as d:
+        assert c is d
+    os.replace(paths[1], paths[2])  # other bytes under the same path
+    with _tasks.task_file(paths[2]) as e:
+        assert e is not c and len(e.partition_edges(2)) == 3
+    with pytest.raises(slog2.ClosedError):
+        c.partition_edges(2)  # the replaced file's File was closed
+    _tasks.close_all()
+    monkeypatch.setattr(_tasks, "OPEN_FILES", 0)
+    with _tasks.task_file(paths[2]) as g:
+        pass
+    with pytest.raises(slog2.ClosedError):
+        g.partition_edges(2)
