@@ -67,30 +67,17 @@ def task_file(path):
         return
     name = os.path.realpath(os.fspath(path))
     key = _key(name)
-    with _lock:
+    with _lock:  # opening under the lock: milliseconds, against tasks of seconds
         e = _open_files.get(name)
-        if e is not None and e.key != key:
-            del _open_files[name]
-            _retire(e)
-            e = None
-        if e is not None:
-            _open_files.move_to_end(name)
-            e.users += 1
-    if e is None:
-        f = _open(name)
-        with _lock:
-            e = _open_files.get(name)
-            if e is not None and e.key == key:
-                f.close()  # another thread opened it meanwhile
-            else:
-                if e is not None:
-                    del _open_files[name]
-                    _retire(e)
-                e = _Entry(f, key)
-                _open_files[name] = e
-                while len(_open_files) > OPEN_FILES:
-                    _retire(_open_files.popitem(last=False)[1])
-            e.users += 1
+        if e is None or e.key != key:
+            if e is not None:
+                del _open_files[name]
+                _retire(e)
+            e = _open_files[name] = _Entry(_open(name), key)
+            while len(_open_files) > OPEN_FILES:
+                _retire(_open_files.popitem(last=False)[1])
+        _open_files.move_to_end(name)
+        e.users += 1
     try:
         yield e.file
     finally:
