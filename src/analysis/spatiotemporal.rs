@@ -60,8 +60,8 @@ mod reconstruct;
 
 use crate::error::{Error, Result};
 
-use super::criterion::{curve_batched, CurvePoint, Summary};
-use super::criterion::{Criterion, Partition};
+use super::criterion::{curve_batched, CurvePoint};
+use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
@@ -235,9 +235,12 @@ impl SpatioTemporalQualities {
     /// The best partition for `p` (ties to fewer parts); parts ordered by
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
-        self.best_many(&[p], &mut Vec::new())
-            .pop()
-            .unwrap_or_default()
+        let nodes = self.hierarchy.len();
+        self.best_many(&[p], &mut Vec::new(), |pieces| {
+            reconstruct::partition_of(pieces, nodes)
+        })
+        .pop()
+        .unwrap_or_default()
     }
 
     /// The p-curve ([`super::criterion::curve`]): the samples of each round
@@ -249,7 +252,10 @@ impl SpatioTemporalQualities {
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
             for batch in ps.chunks(BATCH) {
-                out.extend(self.best_many(batch, &mut tables).iter().map(Summary::of));
+                let nodes = self.hierarchy.len();
+                out.extend(self.best_many(batch, &mut tables, |pieces| {
+                    reconstruct::summary_of(pieces, nodes)
+                }));
             }
             out
         })
@@ -269,7 +275,12 @@ impl SpatioTemporalQualities {
     /// node does the programme at every `p` in turn, so that its qualities
     /// and its leaves' are read from memory once for all of them. `tables`
     /// holds one [`Tables`] per `p` (resized).
-    fn best_many(&self, ps: &[f64], tables: &mut Vec<Tables>) -> Vec<Partition> {
+    fn best_many<S: Send>(
+        &self,
+        ps: &[f64],
+        tables: &mut Vec<Tables>,
+        finish: impl Fn(&[&[Part]]) -> S + Sync,
+    ) -> Vec<S> {
         let scale = self.scale();
         let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
@@ -327,7 +338,7 @@ impl SpatioTemporalQualities {
                 }
             }
         }
-        self.reconstruct(&crits, tables)
+        self.reconstruct(&crits, tables, finish)
     }
 
     /// Node `h`'s programme at every `p` of its task (`mine`, indices into

@@ -21,11 +21,13 @@
 //!    finest partitions cost most; a batch holds 1–8 samples);
 //! 3. per `p`, the parts of both phases, ordered by node, then time
 //!    ([`by_node_then_time`]): the same partition, summed in the same
-//!    order, as a reconstruction in one piece.
+//!    order, as a reconstruction in one piece. The curve needs only the
+//!    sums and the number of parts ([`summary_of`]): they are taken in that
+//!    order from references to the parts, without building the sorted list.
 
 use rayon::prelude::*;
 
-use super::super::criterion::{Criterion, Part, Partition};
+use super::super::criterion::{Criterion, Part, Partition, Summary};
 use super::super::kernel::{end_tri, segment_row};
 use super::{SpatioTemporalQualities, Tables};
 
@@ -41,40 +43,80 @@ struct Sink<'a> {
     row: Vec<f64>,
 }
 
-/// Parts as `collect` emits them (each node's parts from the latest to the
-/// earliest: ancestors' blocks are visited right to left) ordered by node,
-/// then time: a counting sort by node of the reversed list, the order a
-/// sort by `(node, first)` gives (the pair is unique in a partition).
-fn by_node_then_time(parts: Vec<Part>, nodes: usize) -> Vec<Part> {
+/// The parts of `pieces` (as [`SpatioTemporalQualities::reconstruct`]
+/// hands them over: each node's parts in one piece, latest first) in the
+/// order of a sort by `(node, first)` (the pair is unique in a
+/// partition): a counting sort by node of the reversed list, so no
+/// comparison sort (it is kept as a fallback, should the emission order
+/// ever change).
+fn by_node_then_time<'a>(pieces: &[&'a [Part]], nodes: usize) -> Vec<&'a Part> {
     let key = |p: &Part| p.node.unwrap_or(0).min(nodes.saturating_sub(1));
     let mut start = vec![0usize; nodes + 1];
-    for p in &parts {
+    for p in pieces.iter().flat_map(|s| s.iter()) {
         start[key(p) + 1] += 1;
     }
     for h in 0..nodes {
         start[h + 1] += start[h];
     }
-    let mut out = parts.clone();
-    for p in parts.into_iter().rev() {
-        let k = key(&p);
+    let Some(any) = pieces.iter().find_map(|s| s.first()) else {
+        return Vec::new();
+    };
+    let mut out = vec![any; start[nodes]];
+    for p in pieces.iter().rev().flat_map(|s| s.iter().rev()) {
+        let k = key(p);
         out[start[k]] = p;
         start[k] += 1;
     }
-    // The emission order above is the reconstruction's; should it ever
-    // change, the plain sort keeps the result.
     if !out.is_sorted_by_key(|p| (p.node, p.first)) {
         out.sort_unstable_by_key(|p| (p.node, p.first));
     }
     out
 }
 
+/// The best partition made of `pieces`, its parts ordered by node, then
+/// time.
+pub(super) fn partition_of(pieces: &[&[Part]], nodes: usize) -> Partition {
+    if pieces.is_empty() {
+        return Partition::default();
+    }
+    Partition::from_parts(
+        by_node_then_time(pieces, nodes)
+            .into_iter()
+            .copied()
+            .collect(),
+    )
+}
+
+/// The curve's summary of the partition made of `pieces`: the sums of
+/// [`partition_of`] (the same order, so the same bits) without building
+/// its list of parts.
+pub(super) fn summary_of(pieces: &[&[Part]], nodes: usize) -> Summary {
+    if pieces.is_empty() {
+        return Summary::of(&Partition::default());
+    }
+    let order = by_node_then_time(pieces, nodes);
+    Summary {
+        gain: order.iter().map(|p| p.gain).sum(),
+        loss: order.iter().map(|p| p.loss).sum(),
+        parts: order.len(),
+    }
+}
+
 impl SpatioTemporalQualities {
     /// The best partitions of the programmes whose values are in `tables`
-    /// (one per criterion), in the three phases of the module docs.
-    pub(super) fn reconstruct(&self, crits: &[Criterion], tables: &[Tables]) -> Vec<Partition> {
+    /// (one per criterion), in the three phases of the module docs, each
+    /// handed to `finish` as its pieces: the parts of phase 1, then those
+    /// of each deferred node (each node's parts in one piece, latest
+    /// first); none when there are no slices.
+    pub(super) fn reconstruct<S: Send>(
+        &self,
+        crits: &[Criterion],
+        tables: &[Tables],
+        finish: impl Fn(&[&[Part]]) -> S + Sync,
+    ) -> Vec<S> {
         let nodes = &self.hierarchy.nodes;
         if self.n == 0 {
-            return crits.iter().map(|_| Partition::default()).collect();
+            return crits.iter().map(|_| finish(&[])).collect();
         }
         let defer: Vec<bool> = nodes
             .iter()
@@ -130,12 +172,11 @@ impl SpatioTemporalQualities {
         first
             .into_par_iter()
             .enumerate()
-            .map(|(b, (mut parts, _))| {
-                parts.reserve(second.iter().map(|s| s[b].len()).sum());
-                for s in &second {
-                    parts.extend_from_slice(&s[b]);
-                }
-                Partition::from_parts(by_node_then_time(parts, nodes.len()))
+            .map(|(b, (parts, _))| {
+                let pieces: Vec<&[Part]> = std::iter::once(&parts[..])
+                    .chain(second.iter().map(|s| &s[b][..]))
+                    .collect();
+                finish(&pieces)
             })
             .collect()
     }
