@@ -36,7 +36,9 @@
 //! reconstruction finds them again from the kept values by the same
 //! additions, for the few cells the best partition goes through, and a
 //! leaf's one row it needs by `kernel::segment_row` (the same candidates
-//! and `max`, so the same values).
+//! and `max`, so the same values). The samples of a batch are
+//! reconstructed together, one task per parent of leaves (the
+//! `reconstruct` module).
 //!
 //! [`SpatioTemporalQualities::curve`] runs the samples of each round of the
 //! bisection together (up to `BATCH`): a task takes one node and each of
@@ -274,7 +276,10 @@ impl SpatioTemporalQualities {
     /// The best partitions at each of `ps`, computed together: one task per
     /// node does the programme at every `p` in turn, so that its qualities
     /// and its leaves' are read from memory once for all of them. `tables`
-    /// holds one [`Tables`] per `p` (resized).
+    /// holds one [`Tables`] per `p` (resized). Each partition is handed to
+    /// `finish` in the pieces the reconstruction found it in
+    /// ([`reconstruct`]): [`reconstruct::partition_of`] lists its parts,
+    /// [`reconstruct::summary_of`] only sums them (the curve).
     fn best_many<S: Send>(
         &self,
         ps: &[f64],

@@ -31,12 +31,16 @@ use super::super::criterion::{Criterion, Part, Partition, Summary};
 use super::super::kernel::{end_tri, segment_row};
 use super::{SpatioTemporalQualities, Tables};
 
+/// A visit of phase 1 (`(node, i, j)`), or of a deferred node's task
+/// (`(index of p, i, j)`): the parts of `best(node, i..=j)` to find.
+type Visit = (usize, usize, usize);
+
 /// Where the reconstruction puts what it finds.
 struct Sink<'a> {
     parts: Vec<Part>,
     /// Phase 1: visits `(node, i, j)` of the deferred nodes, recorded
     /// instead of followed; `None` in phase 2.
-    visits: Option<Vec<(usize, usize, usize)>>,
+    visits: Option<Vec<Visit>>,
     /// Per node, whether its visits are deferred (module docs).
     defer: &'a [bool],
     /// A leaf's row ([`segment_row`]).
@@ -124,7 +128,7 @@ impl SpatioTemporalQualities {
                 node.parent.is_some() && node.children.iter().any(|&c| nodes[c].children.is_empty())
             })
             .collect();
-        let first: Vec<(Vec<Part>, Vec<(usize, usize, usize)>)> = crits
+        let first: Vec<(Vec<Part>, Vec<Visit>)> = crits
             .par_iter()
             .zip(tables)
             .map(|(crit, t)| {
@@ -139,13 +143,13 @@ impl SpatioTemporalQualities {
             })
             .collect();
         // Each deferred node's visits: by `p`, each `p`'s in phase 1's order.
-        let mut by_node: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); nodes.len()];
+        let mut by_node: Vec<Vec<Visit>> = vec![Vec::new(); nodes.len()];
         for (b, (_, visits)) in first.iter().enumerate() {
             for &(h, i, j) in visits {
                 by_node[h].push((b, i, j));
             }
         }
-        let groups: Vec<(usize, Vec<(usize, usize, usize)>)> = by_node
+        let groups: Vec<(usize, Vec<Visit>)> = by_node
             .into_iter()
             .enumerate()
             .filter(|(_, v)| !v.is_empty())
