@@ -36,7 +36,9 @@
 //! reconstruction finds them again from the kept values by the same
 //! additions, for the few cells the best partition goes through, and a
 //! leaf's one row it needs by `kernel::segment_row` (the same candidates
-//! and `max`, so the same values).
+//! and `max`, so the same values). The samples of a batch are
+//! reconstructed together, one task per parent of leaves (the
+//! `reconstruct` module).
 //!
 //! [`SpatioTemporalQualities::curve`] runs the samples of each round of the
 //! bisection together (up to `BATCH`): a task takes one node and each of
@@ -56,15 +58,17 @@
 
 use rayon::prelude::*;
 
+mod reconstruct;
+
 use crate::error::{Error, Result};
 
-use super::criterion::{curve_batched, CurvePoint, Summary};
+use super::criterion::{curve_batched, CurvePoint};
 use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
-    add_interval_xlog2x, add_tiles, add_to, block_square, end_tri, segment_cols, segment_row,
-    xlog2x, IntervalScratch, CHUNK, TILE,
+    add_interval_xlog2x, add_tiles, add_to, block_square, end_tri, segment_cols, xlog2x,
+    IntervalScratch, CHUNK, TILE,
 };
 use super::temporal::gain_loss;
 
@@ -111,33 +115,6 @@ struct NodeOut {
     best: Vec<f64>,
     kids: Vec<f64>,
     rows: Vec<f64>,
-}
-
-/// Parts as `collect` emits them (each node's parts from the latest to the
-/// earliest: ancestors' blocks are visited right to left) ordered by node,
-/// then time: a counting sort by node of the reversed list, the order a
-/// sort by `(node, first)` gives (the pair is unique in a partition).
-fn by_node_then_time(parts: Vec<Part>, nodes: usize) -> Vec<Part> {
-    let key = |p: &Part| p.node.unwrap_or(0).min(nodes.saturating_sub(1));
-    let mut start = vec![0usize; nodes + 1];
-    for p in &parts {
-        start[key(p) + 1] += 1;
-    }
-    for h in 0..nodes {
-        start[h + 1] += start[h];
-    }
-    let mut out = parts.clone();
-    for p in parts.into_iter().rev() {
-        let k = key(&p);
-        out[start[k]] = p;
-        start[k] += 1;
-    }
-    // The emission order above is the reconstruction's; should it ever
-    // change, the plain sort keeps the result.
-    if !out.is_sorted_by_key(|p| (p.node, p.first)) {
-        out.sort_unstable_by_key(|p| (p.node, p.first));
-    }
-    out
 }
 
 /// Qualities of every (node, interval) of a cube under a hierarchy.
@@ -260,9 +237,12 @@ impl SpatioTemporalQualities {
     /// The best partition for `p` (ties to fewer parts); parts ordered by
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
-        self.best_many(&[p], &mut Vec::new())
-            .pop()
-            .unwrap_or_default()
+        let nodes = self.hierarchy.len();
+        self.best_many(&[p], &mut Vec::new(), |pieces| {
+            reconstruct::partition_of(pieces, nodes)
+        })
+        .pop()
+        .unwrap_or_default()
     }
 
     /// The p-curve ([`super::criterion::curve`]): the samples of each round
@@ -274,7 +254,10 @@ impl SpatioTemporalQualities {
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
             for batch in ps.chunks(BATCH) {
-                out.extend(self.best_many(batch, &mut tables).iter().map(Summary::of));
+                let nodes = self.hierarchy.len();
+                out.extend(self.best_many(batch, &mut tables, |pieces| {
+                    reconstruct::summary_of(pieces, nodes)
+                }));
             }
             out
         })
@@ -293,8 +276,16 @@ impl SpatioTemporalQualities {
     /// The best partitions at each of `ps`, computed together: one task per
     /// node does the programme at every `p` in turn, so that its qualities
     /// and its leaves' are read from memory once for all of them. `tables`
-    /// holds one [`Tables`] per `p` (resized).
-    fn best_many(&self, ps: &[f64], tables: &mut Vec<Tables>) -> Vec<Partition> {
+    /// holds one [`Tables`] per `p` (resized). Each partition is handed to
+    /// `finish` in the pieces the reconstruction found it in
+    /// ([`reconstruct`]): [`reconstruct::partition_of`] lists its parts,
+    /// [`reconstruct::summary_of`] only sums them (the curve).
+    fn best_many<S: Send>(
+        &self,
+        ps: &[f64],
+        tables: &mut Vec<Tables>,
+        finish: impl Fn(&[&[Part]]) -> S + Sync,
+    ) -> Vec<S> {
         let scale = self.scale();
         let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
@@ -352,36 +343,7 @@ impl SpatioTemporalQualities {
                 }
             }
         }
-        let tables: &[Tables] = tables;
-        crits
-            .par_iter()
-            .zip(tables)
-            .map(|(crit, t)| {
-                let mut parts = Vec::new();
-                if self.n > 0 {
-                    self.collect(0, 0, self.n - 1, crit, t, &mut parts, &mut Vec::new());
-                }
-                Partition::from_parts(by_node_then_time(parts, nodes.len()))
-            })
-            .collect()
-    }
-
-    /// `A(h, c, j)` (module docs) and whether it is one part of `h`.
-    #[inline]
-    fn block(
-        &self,
-        h: usize,
-        c: usize,
-        j: usize,
-        crit: &Criterion,
-        kids: Option<f64>,
-    ) -> (f64, bool) {
-        let (g, l) = self.quality(h, c, j);
-        let one = crit.value(g, l);
-        match kids {
-            Some(k) if k > one => (k, false),
-            _ => (one, true),
-        }
+        self.reconstruct(&crits, tables, finish)
     }
 
     /// Node `h`'s programme at every `p` of its task (`mine`, indices into
@@ -486,101 +448,5 @@ impl SpatioTemporalQualities {
         block_square(a, &self.gain[h], &self.loss[h], n, np, pqc, false);
         val.resize(n.div_ceil(TILE) * n * TILE, 0.0);
         segment_cols(a, n, np, val);
-    }
-
-    /// The parts of `best(h, i..=j)`'s partition, found again from the
-    /// kept values: the block starts and kinds whose sums make each value.
-    /// `row`: a buffer for a leaf's values.
-    #[allow(clippy::too_many_arguments)]
-    fn collect(
-        &self,
-        h: usize,
-        i: usize,
-        j: usize,
-        crit: &Criterion,
-        tables: &Tables,
-        out: &mut Vec<Part>,
-        row: &mut Vec<f64>,
-    ) {
-        let n = self.n;
-        match self.hierarchy.nodes[h].parent {
-            _ if self.stored(h) => {
-                let best = &tables.best[h];
-                self.collect_with(h, i, j, crit, tables, out, row, |e| best[end_tri(e) + i]);
-            }
-            // A leaf's values: its first row as the programme kept it, or
-            // the one row computed again.
-            Some(up) if i == 0 => {
-                let r = &tables.rows[up][self.slot[h] * n..][..=j];
-                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e]);
-            }
-            _ => {
-                let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
-                segment_row(&self.gain[h], &self.loss[h], i, j, pqc, row);
-                let r = std::mem::take(row);
-                self.collect_with(h, i, j, crit, tables, out, row, |e| r[e - i]);
-                *row = r;
-            }
-        }
-    }
-
-    /// [`collect`](Self::collect) with `best(h, i, e)` as `best(e)`.
-    #[allow(clippy::too_many_arguments)]
-    fn collect_with(
-        &self,
-        h: usize,
-        i: usize,
-        mut j: usize,
-        crit: &Criterion,
-        tables: &Tables,
-        out: &mut Vec<Part>,
-        row: &mut Vec<f64>,
-        best: impl Fn(usize) -> f64,
-    ) {
-        let kids = &self.hierarchy.nodes[h].children;
-        // Σ_children best(child, c, j), as the programme summed it.
-        let sums = &tables.kids[h];
-        let kid_sum = |c: usize, j: usize| -> Option<f64> {
-            (!kids.is_empty()).then(|| sums[end_tri(j) + c])
-        };
-        loop {
-            let target = best(j);
-            // The block c..=j: c == i when one block makes the value.
-            let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
-            let split = |c: usize| best(c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
-            // Else the last block whose sum is the value (from the right:
-            // fine partitions end at once).
-            let c = if whole >= target {
-                i
-            } else {
-                (i + 1..=j)
-                    .rev()
-                    .find(|&c| split(c) == target)
-                    .unwrap_or_else(|| {
-                        (i + 1..=j)
-                            .max_by(|&a, &b| split(a).total_cmp(&split(b)))
-                            .unwrap_or(j)
-                    })
-            };
-            let (_, one) = self.block(h, c, j, crit, kid_sum(c, j));
-            if one {
-                let (gain, loss) = self.quality(h, c, j);
-                out.push(Part {
-                    node: Some(h),
-                    first: c,
-                    last: j,
-                    gain,
-                    loss,
-                });
-            } else {
-                for &k in kids {
-                    self.collect(k, c, j, crit, tables, out, row);
-                }
-            }
-            if c == i {
-                return;
-            }
-            j = c - 1;
-        }
     }
 }
