@@ -395,7 +395,11 @@ fn sparse_planes_round_trip_and_refuse_damage() {
         let n = 1 + r.below(3000) as usize;
         let base = r.next() as u8;
         let mut plane = vec![base; n];
-        let k = if case % 3 == 0 { 0 } else { r.below(n as u64 / 32 + 1) };
+        let k = if case % 3 == 0 {
+            0
+        } else {
+            r.below(n as u64 / 32 + 1)
+        };
         for _ in 0..k {
             plane[r.below(n as u64) as usize] = r.next() as u8;
         }
