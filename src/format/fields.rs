@@ -19,8 +19,23 @@
 //!   all the next bytes …) up to the widest value it holds: planes of
 //!   leading zeros vanish, constant planes cost zlib nothing, and the noisy
 //!   low planes of the times sit together — and are kept out of zlib
-//!   altogether (a plane whose byte histogram is nearly flat is stored as
-//!   it is: deflating it would cost time on both sides for no gain).
+//!   altogether (a plane whose byte histogram is flat enough is stored as
+//!   it is: deflating it would cost time on both sides for no gain);
+//! * a plane that is constant or nearly so (at most one byte in 32 differs
+//!   from its last byte) as its *exceptions*: that byte, then the position
+//!   gap and value of each byte that differs. deflate would take a run of
+//!   equal bytes one byte at a time, each a hash-table update waiting on
+//!   the one before — a third of an MPE-style log's conversion time — for
+//!   no fewer bytes.
+//!
+//! The stream directory, per numeric stream: its value count (varint), its
+//! width in bytes, the mask of its noise planes, and — when the width
+//! byte has [`SPARSE_FLAG`] set, as every stream with planes written since
+//! the sparse planes has — the mask of its sparse planes; then its planes,
+//! lowest first (noise planes in the stored part, sparse ones coded as
+//! above). Files written before read unchanged (no flag); builds before
+//! the flag refuse a file that has it ("stream width above 8 bytes", a
+//! format error naming the node), never misread it.
 //!
 //! Differences are taken on bit patterns with wrapping arithmetic, so every
 //! double (NaN payloads, negative zero, infinities) comes back bit for bit.
@@ -334,32 +349,43 @@ impl<'a> Split<'a> {
         if self.pos != self.plain.len() {
             return Err(short());
         }
-        let mut plane = Vec::new();
+        let mut scratch = Vec::new();
         for (i, v) in self.values.iter_mut().enumerate() {
             // Zig-zag coded here, stream by stream (in the loop that finds
-            // the widest value), not field by field in the walk; tags are
-            // stored as they are.
-            let all = if i == S::Tag as usize {
-                v.iter().fold(0u64, |a, &x| a | x)
+            // the widest value and the bits that vary), not field by field
+            // in the walk; tags are stored as they are.
+            let (all, same) = if i == S::Tag as usize {
+                v.iter().fold((0u64, !0u64), |(a, s), &x| (a | x, s & x))
             } else {
-                v.iter_mut().fold(0u64, |a, x| {
+                v.iter_mut().fold((0u64, !0u64), |(a, s), x| {
                     *x = zz(*x as i64);
-                    a | *x
+                    (a | *x, s & *x)
                 })
             };
             let width = all.checked_ilog2().map_or(0, |b| b as usize / 8 + 1);
             put_varint(out, v.len() as u64);
-            out.push(width as u8);
+            // Every stream with planes has the second mask (sparse).
+            out.push(width as u8 | if width > 0 { SPARSE_FLAG } else { 0 });
             let mask_at = out.len();
             out.push(0);
+            if width > 0 {
+                out.push(0);
+            }
             for k in 0..width {
-                plane.clear();
-                plane.extend(v.iter().map(|&x| (x >> (8 * k)) as u8));
-                if is_noise(&plane) {
+                // Straight into `out`; moved to `raw` if it is noise, or
+                // coded as its exceptions if it is nearly constant. A plane
+                // with two bits that never change holds at most 64 distinct
+                // bytes, too few for noise (`is_noise`): no histogram.
+                let at = out.len();
+                out.resize(at + v.len(), 0);
+                split_plane(&mut out[at..], v, 8 * k as u32);
+                let varying = ((all ^ same) >> (8 * k)) as u8;
+                if sparse(out, at, varying == 0, &mut scratch) {
+                    out[mask_at + 1] |= 1 << k;
+                } else if varying.count_ones() >= 7 && is_noise(&out[at..]) {
                     out[mask_at] |= 1 << k;
-                    raw.extend_from_slice(&plane);
-                } else {
-                    out.extend_from_slice(&plane);
+                    raw.extend_from_slice(&out[at..]);
+                    out.truncate(at);
                 }
             }
         }
@@ -462,56 +488,6 @@ impl Fields for Split<'_> {
     }
 }
 
-/// A plane of at least 256 bytes whose byte histogram is nearly flat (an
-/// order-0 entropy above 7.5 bits): the low bytes of times, random payloads.
-fn is_noise(plane: &[u8]) -> bool {
-    if plane.len() < 256 {
-        return false;
-    }
-    let mut counts = [0u32; 256];
-    for &b in plane {
-        counts[b as usize] += 1;
-    }
-    // Entropy is at most log2 of the distinct values: fewer than 2^7.5
-    // (182) cannot be noise, and need no logarithms.
-    if counts.iter().filter(|&&c| c > 0).count() < 182 {
-        return false;
-    }
-    // H = log2 n - (1/n) Σ c log2 c, with c log2 c from a table for the
-    // small counts a flat histogram has (a logarithm per bucket was 4 % of
-    // a compressed write).
-    let n = plane.len() as f64;
-    let table = c_log2_c();
-    let sum: f64 = counts
-        .iter()
-        .map(|&c| match table.get(c as usize) {
-            Some(&x) => x,
-            None => c as f64 * (c as f64).log2(),
-        })
-        .sum();
-    n.log2() - sum / n > 7.5
-}
-
-/// `c log2 c` for the counts below 1024 (0 for 0).
-fn c_log2_c() -> &'static [f64; 1024] {
-    static TABLE: std::sync::OnceLock<[f64; 1024]> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = [0.0; 1024];
-        for (c, x) in t.iter_mut().enumerate().skip(1) {
-            *x = c as f64 * (c as f64).log2();
-        }
-        t
-    })
-}
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 // ---------------------------------------------------------------------------
 // Streams -> plain
 
@@ -585,71 +561,6 @@ fn small<T: TryFrom<i64>>(u: u64) -> Result<T> {
     T::try_from(dec(u)).map_err(|_| out_of_range())
 }
 
-fn varint(streams: &[u8], pos: &mut usize) -> Result<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *streams
-            .get(*pos)
-            .ok_or_else(|| bad("stream directory cut short"))?;
-        *pos += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Ok(v);
-        }
-    }
-    Err(bad("stream length too long"))
-}
-
-/// Append the values of one stream of `n` values, `width` byte planes
-/// (`planes` back to back, lowest first), to `values`, zig-zag decoded
-/// when `ZZ`: a pass per plane, each a loop the compiler vectorises (one
-/// pass assembling each value from its bytes was 1.8 times the
-/// instructions), the decoding folded into the last.
-fn join_planes<const ZZ: bool>(values: &mut Vec<u64>, planes: &[&[u8]]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { join_planes_avx2::<ZZ>(values, planes) };
-    }
-    join_planes_any::<ZZ>(values, planes)
-}
-
-/// [`join_planes`] compiled for AVX2: four values per instruction where
-/// the baseline (SSE2) widens bytes two at a time, in several steps.
-///
-/// # Safety
-/// Only on a CPU with AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn join_planes_avx2<const ZZ: bool>(values: &mut Vec<u64>, planes: &[&[u8]]) {
-    join_planes_any::<ZZ>(values, planes)
-}
-
-#[inline(always)]
-fn join_planes_any<const ZZ: bool>(values: &mut Vec<u64>, planes: &[&[u8]]) {
-    let dec = |x: u64| if ZZ { unzz(x) as u64 } else { x };
-    let Some((last, lower)) = planes.split_last() else {
-        return;
-    };
-    let at = values.len();
-    let Some((first, middle)) = lower.split_first() else {
-        values.extend(last.iter().map(|&b| dec(u64::from(b))));
-        return;
-    };
-    values.extend(first.iter().map(|&b| u64::from(b)));
-    let v = &mut values[at..];
-    for (k, plane) in middle.iter().enumerate() {
-        let shift = 8 * (k + 1) as u32;
-        for (v, &b) in v.iter_mut().zip(plane.iter()) {
-            *v |= u64::from(b) << shift;
-        }
-    }
-    let shift = 8 * lower.len() as u32;
-    for (v, &b) in v.iter_mut().zip(last.iter()) {
-        *v = dec(*v | u64::from(b) << shift);
-    }
-}
-
 impl<'a> Join<'a> {
     /// Read the stream directory of `streams` and the values of its
     /// numeric streams (the noise planes from `raw`) into `values` (cleared
@@ -664,15 +575,26 @@ impl<'a> Join<'a> {
     ) -> Result<([usize; NUMERIC + 1], &'a [u8])> {
         let mut raw_at = 0usize;
         let mut pos = 0usize;
+        let mut filled: Vec<u8> = Vec::new();
         values.clear();
         let mut bounds = [0usize; NUMERIC + 1];
         for i in 0..NUMERIC {
             let n = varint(streams, &mut pos)?;
-            let (width, mask) = match streams.get(pos..pos + 2) {
-                Some(&[w, m]) => (w as usize, m),
+            let (w, mask) = match streams.get(pos..pos + 2) {
+                Some(&[w, m]) => (w, m),
                 _ => return Err(bad("stream directory cut short")),
             };
             pos += 2;
+            let sparse = if w & SPARSE_FLAG != 0 {
+                let m = *streams
+                    .get(pos)
+                    .ok_or_else(|| bad("stream directory cut short"))?;
+                pos += 1;
+                m
+            } else {
+                0
+            };
+            let width = (w & !SPARSE_FLAG) as usize;
             if width > 8 {
                 return Err(bad("stream width above 8 bytes"));
             }
@@ -683,21 +605,37 @@ impl<'a> Join<'a> {
             if width == 0 {
                 values.resize(values.len() + n, 0);
             }
-            let mut planes: [&[u8]; 8] = [&[]; 8];
-            for (k, plane) in planes.iter_mut().enumerate().take(width) {
-                *plane = if mask & (1 << k) != 0 {
-                    let p = raw
-                        .get(raw_at..raw_at + n)
-                        .ok_or_else(|| bad("stored planes shorter than the node"))?;
+            // Where each plane is, in order: the sparse ones are filled in
+            // (into `filled`, which the slices below then borrow).
+            filled.clear();
+            let mut at = [(0u8, 0usize); 8];
+            for (k, a) in at.iter_mut().enumerate().take(width) {
+                *a = if sparse & (1 << k) != 0 {
+                    let f = filled.len();
+                    fill_sparse(streams, &mut pos, n, &mut filled)?;
+                    (2, f)
+                } else if mask & (1 << k) != 0 {
+                    if raw.len() < raw_at.saturating_add(n) {
+                        return Err(bad("stored planes shorter than the node"));
+                    }
                     raw_at += n;
-                    p
+                    (1, raw_at - n)
                 } else {
-                    let p = streams
-                        .get(pos..pos + n)
-                        .ok_or_else(|| bad("stream longer than the node"))?;
+                    if streams.len() < pos.saturating_add(n) {
+                        return Err(bad("stream longer than the node"));
+                    }
                     pos += n;
-                    p
+                    (0, pos - n)
                 };
+            }
+            let mut planes: [&[u8]; 8] = [&[]; 8];
+            for (plane, &(src, o)) in planes.iter_mut().zip(&at).take(width) {
+                let from: &[u8] = match src {
+                    0 => streams,
+                    1 => raw,
+                    _ => &filled,
+                };
+                *plane = &from[o..o + n];
             }
             // Zig-zag decoded here, stream by stream, rather than field by
             // field in the walk (tags are stored as they are).
@@ -918,7 +856,11 @@ impl Fields for Join<'_> {
 }
 
 mod keyed;
+mod planes;
 pub(crate) use keyed::join_drawables_keyed;
+use planes::{
+    fill_sparse, is_noise, join_planes, put_varint, sparse, split_plane, varint, SPARSE_FLAG,
+};
 
 #[cfg(test)]
 mod tests;
