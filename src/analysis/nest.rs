@@ -103,9 +103,10 @@ pub struct StateRef {
 /// visitors of disjoint parts of the work merge.
 pub trait NestVisitor: Send {
     fn state(&mut self, s: &StateRef);
-    /// A selected arrow or event.
-    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
-        let _ = p;
+    /// A selected arrow or event, and its duration as the scope measures
+    /// it (clipped or whole).
+    fn primitive(&mut self, p: &PrimitiveRef<'_>, duration: f64) {
+        let _ = (p, duration);
     }
     /// A selected composite (its members come as states and primitives).
     fn composite(&mut self, c: &CompositeRef<'_>) {
@@ -404,7 +405,7 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
                 self.states.push(s);
             }
         } else if self.scope.selects(p.start, p.end) {
-            self.v.primitive(p);
+            self.v.primitive(p, self.scope.duration(p.start, p.end));
         }
     }
 
@@ -588,6 +589,9 @@ struct Slot {
     lpos: u32,
     /// Leaf sweep the fields below belong to.
     stamp: u32,
+    /// Leaf sweep whose stack is built ([`LeafWalk::start`]): a state of
+    /// the line then needs no preparation unless it reaches `gnext`.
+    ready: u32,
     /// Depth of the line's stack of open containers (its entries are
     /// `LeafWalk::stacks[slot][..depth]`, outermost first).
     depth: u32,
@@ -611,6 +615,7 @@ impl Slot {
             gl: UNSET,
             lpos,
             stamp: 0,
+            ready: 0,
             depth: 0,
             gn: 0,
             hint: 0,
@@ -679,6 +684,9 @@ struct LeafWalk<'a, V> {
     node: u32,
     /// The current leaf's box.
     leaf: (f64, f64),
+    /// Whether the scope selects the whole of the leaf's box
+    /// ([`Scope::selects_all_in`]).
+    inside: bool,
     /// The leaf's states, in the order read.
     buf: Vec<St>,
     sorted: bool,
@@ -707,6 +715,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             v,
             node: NONE,
             leaf: (0.0, 0.0),
+            inside: false,
             buf: Vec::new(),
             sorted: true,
             broken: false,
@@ -727,6 +736,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             self.node = node;
             let b = &self.ctx.dir[node as usize].time_box;
             self.leaf = (b.start, b.end);
+            self.inside = self.ctx.scope.selects_all_in(b.start, b.end);
         }
     }
 
@@ -772,7 +782,9 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         let g = self.ctx.g;
         let sl = self.slots[slot as usize];
         if sl.gl == NONE {
-            self.slots[slot as usize].depth = 0;
+            let sl = &mut self.slots[slot as usize];
+            sl.depth = 0;
+            sl.ready = self.stamp;
             return;
         }
         let gl = &g.lines[sl.gl as usize];
@@ -792,6 +804,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         let sl = &mut self.slots[slot as usize];
         sl.depth = self.chain.len() as u32;
+        sl.ready = self.stamp;
         sl.gn = n;
         sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
     }
@@ -831,6 +844,24 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         sl.depth = depth;
     }
 
+    /// Before a state of the sweep: its line's stack built if it is the
+    /// line's first state of the leaf, and the line's `G` entries before
+    /// it merged.
+    #[inline(never)]
+    fn prepare(&mut self, s: &St) {
+        let k = s.slot as usize;
+        if self.slots[k].ready != self.stamp {
+            if self.slots[k].stamp != self.stamp {
+                self.reset(s.slot, s.line);
+            }
+            self.start(s.slot, Some(s));
+        }
+        // Only a `G` entry starting no later than `s` can be before it.
+        if self.slots[k].gnext <= s.start {
+            self.merge_g(s.slot, Some(s), 0);
+        }
+    }
+
     /// Whether `G` entry `k` of line array `gl` is foreign to this leaf.
     #[inline(always)]
     fn is_foreign(&self, gl: u32, k: u32) -> bool {
@@ -847,13 +878,15 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         let ctx = self.ctx;
         let node = self.node;
-        let n = self.buf.len();
         if !self.sorted {
             self.buf.sort_unstable_by(cmp_key);
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
-            self.slots.iter_mut().for_each(|s| s.stamp = 0);
+            self.slots.iter_mut().for_each(|s| {
+                s.stamp = 0;
+                s.ready = 0;
+            });
             self.stamp = 1;
         }
         let foreign: &'a [(u32, u32)] = ctx.foreign.get(&node).map_or(&[], |f| &f[..]);
@@ -876,28 +909,20 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         let stamp = self.stamp;
         // Every state of a leaf lies in its box (else the walk is `broken`
         // and its result dropped).
-        let inside = scope.selects_all_in(self.leaf.0, self.leaf.1);
-        for i in 0..n {
-            let s = self.buf[i];
+        let inside = self.inside;
+        let buf = std::mem::take(&mut self.buf);
+        for s in &buf {
             let k = s.slot as usize;
-            let mut sl = self.slots[k];
-            if sl.stamp != stamp || sl.depth == PENDING {
-                if sl.stamp != stamp {
-                    self.reset(s.slot, s.line);
-                }
-                self.start(s.slot, Some(&s));
-                sl = self.slots[k];
+            let sl = &self.slots[k];
+            if sl.ready != stamp || sl.gnext <= s.start {
+                self.prepare(s);
             }
-            // Only a `G` entry starting no later than `s` can be before it.
-            if sl.gnext <= s.start {
-                self.merge_g(s.slot, Some(&s), 0);
-                sl = self.slots[k];
-            }
-            let mut depth = sl.depth;
-            let parent = nest_open(&mut self.stacks[k], &mut depth, Open::of(&s));
-            self.slots[k].depth = depth;
-            emit_in(&mut self.v, &scope, inside, &s, sl.lpos, parent);
+            let sl = &mut self.slots[k];
+            let lpos = sl.lpos;
+            let parent = nest_open(&mut self.stacks[k], &mut sl.depth, Open::of(s));
+            emit_in(&mut self.v, &scope, inside, s, lpos, parent);
         }
+        self.buf = buf;
         // Foreign entries after the leaf's last state on their line.
         for &(gl, k) in foreign {
             let line = ctx.g.lines[gl as usize].states[k as usize].line;
@@ -921,8 +946,12 @@ impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
     fn primitive(&mut self, p: &PrimitiveRef<'_>) {
         self.enter(p.at.node);
         if p.topology != Topology::State {
-            if self.ctx.scope.selects(p.start, p.end) {
-                self.v.primitive(p);
+            // In a leaf the scope selects whole, a primitive inside the
+            // leaf's box is selected and measured whole (no clip).
+            if self.inside && p.start >= self.leaf.0 && p.end <= self.leaf.1 {
+                self.v.primitive(p, p.end - p.start);
+            } else if self.ctx.scope.selects(p.start, p.end) {
+                self.v.primitive(p, self.ctx.scope.duration(p.start, p.end));
             }
             return;
         }
