@@ -183,6 +183,44 @@ impl RecordWalk {
     }
 }
 
+impl RecordWalk {
+    /// Decode every record left of `block` into `sink`, each one after
+    /// `at(sink, offset)` with the offset of its tag in the block: a whole
+    /// block's walk without [`next`](Self::next)'s checks of a resumed one
+    /// (one decoder for the block, not one per record).
+    #[inline(always)]
+    pub fn run<S: RecordSink>(
+        &mut self,
+        block: &[u8],
+        base: u64,
+        sink: &mut S,
+        mut at: impl FnMut(&mut S, usize),
+    ) -> Result<()> {
+        if self.pos > block.len() {
+            return Err(Error::malformed(
+                "tree node",
+                base,
+                "record walk beyond its block (a walk resumed on another block)",
+            ));
+        }
+        let mut d = Decoder::at(block, self.pos, base, "tree node");
+        loop {
+            while self.left == 0 {
+                if self.list >= 1 {
+                    self.list = 2;
+                    self.pos = d.pos();
+                    return Ok(());
+                }
+                self.left = d.count(MIN_RECORD)?;
+                self.list = 1;
+            }
+            at(sink, d.pos());
+            visit_drawable(&mut d, sink)?;
+            self.left -= 1;
+        }
+    }
+}
+
 /// What to decode from a node block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeParts {
