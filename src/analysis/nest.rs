@@ -372,12 +372,19 @@ where
         )
 }
 
+/// The state of a primitive with a comparable box.
 #[inline(always)]
 fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
     if p.start.is_nan() || p.end.is_nan() {
         return None;
     }
-    Some(St {
+    Some(st(p, cats))
+}
+
+/// [`st_of`] without the NaN test: for a walk whose range drops NaN boxes.
+#[inline(always)]
+fn st(p: &PrimitiveRef<'_>, cats: &Keys) -> St {
+    St {
         // + 0.0 turns -0.0 into 0.0, so the order and `<=` agree.
         start: p.start + 0.0,
         end: p.end + 0.0,
@@ -387,7 +394,7 @@ fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
         member: p.at.member,
         cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
         slot: NONE,
-    })
+    }
 }
 
 struct Collect<'k, V> {
@@ -955,9 +962,9 @@ impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
             }
             return;
         }
-        let Some(mut s) = st_of(p, &self.ctx.keys.1) else {
-            return;
-        };
+        // The walk's range (all) drops NaN boxes; the test below would
+        // catch one too.
+        let mut s = st(p, &self.ctx.keys.1);
         if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
             self.broken = true;
         }
