@@ -63,6 +63,7 @@
 //! [`NestVisitor::primitive`] and [`NestVisitor::composite`] as in a fold.
 
 use std::cmp::Ordering;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -75,7 +76,7 @@ use crate::read::Slog2File;
 use super::keys::{file_keys, Keys};
 use super::scope::Scope;
 use super::sparse::walk_sparse;
-use super::sweep::{LeafCtx, LeafWalk, Open};
+use super::sweep::{sweep_leaves, LeafCtx, Open, Swept};
 use super::walk::{chunks, walk_nodes, CompositeRef, PrimitiveRef, Range, Topologies, Visitor};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -498,37 +499,26 @@ where
         }
     }
 
-    // Step 3: the leaves.
-    let dir = file.directory();
-    let topo = Topologies::new(file);
-    let runs = chunks(file, &leaf_nodes);
-    let all = Range::all();
+    // Step 3: the leaves, streamed, else (a leaf out of drawing order)
+    // buffered (`sweep` module docs).
     let ctx = LeafCtx {
         scope: *scope,
         g: &g,
         foreign: &foreign,
-        dir,
+        dir: file.directory(),
         keys: &keys,
+        abort: AtomicBool::new(false),
     };
-    let (w, broken, mut flushed) = runs
-        .par_iter()
-        .try_fold(
-            || LeafWalk::new(&ctx, init()),
-            |mut w, run| {
-                walk_nodes(file, &leaf_nodes[run.clone()], &all, &topo, &mut w)?;
-                w.flush();
-                Ok(w)
-            },
-        )
-        .map(|r: Result<LeafWalk<'_, V>>| r.map(|w| (w.v, w.broken, w.flushed_foreign)))
-        .try_reduce(
-            || (init(), false, Vec::new()),
-            |mut a, mut b| {
-                a.0.merge(b.0);
-                a.2.append(&mut b.2);
-                Ok((a.0, a.1 || b.1, a.2))
-            },
-        )?;
+    let mut swept = sweep_leaves::<V, I, true>(file, &leaf_nodes, &ctx, init)?;
+    if swept.unsorted && !swept.broken {
+        swept = sweep_leaves::<V, I, false>(file, &leaf_nodes, &ctx, init)?;
+    }
+    let Swept {
+        v: w,
+        broken,
+        mut flushed,
+        ..
+    } = swept;
     if broken {
         return Ok(None);
     }

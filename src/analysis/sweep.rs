@@ -20,16 +20,20 @@
 //! alone holds there); `G` entries are merged in as the sweep passes them,
 //! and those foreign to the leaf are emitted there with their parent.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::error::Result;
 use crate::model::Topology;
+use crate::read::Slog2File;
 
 use super::keys::Keys;
 use super::nest::{before, cmp_key, emit, emit_in, st, GIndex, NestVisitor, St, NONE};
 use super::scope::Scope;
-use super::walk::{CompositeRef, PrimitiveRef, Visitor};
+use super::walk::{chunks, walk_nodes, CompositeRef, PrimitiveRef, Range, Topologies, Visitor};
 
 /// Position of the first of `states` (drawing-ordered) not before `s`:
 /// searched forward from `hint` by doubling steps when every state before
@@ -57,6 +61,71 @@ pub(super) struct LeafCtx<'a> {
     pub foreign: &'a FxHashMap<u32, Vec<(u32, u32)>>,
     pub dir: &'a [crate::format::DirEntry],
     pub keys: &'a (Arc<Keys>, Arc<Keys>),
+    /// Set when a streaming walk met a leaf out of drawing order: the
+    /// other runs stop early, their result is dropped.
+    pub abort: AtomicBool,
+}
+
+/// What the walk of the leaves gives: the visitor, whether a state lay
+/// outside its leaf (the tree mode does not apply) or, streaming, a leaf
+/// was out of order (run again buffered), and the leaves whose foreign
+/// `G` states were emitted.
+pub(super) struct Swept<V> {
+    pub v: V,
+    pub broken: bool,
+    pub unsorted: bool,
+    pub flushed: Vec<u32>,
+}
+
+/// Walk the leaves (`leaf_nodes`, by block offset) in parallel runs of
+/// nearby blocks, streamed when `STREAM` (module docs).
+pub(super) fn sweep_leaves<V, I, const STREAM: bool>(
+    file: &Slog2File,
+    leaf_nodes: &[u32],
+    ctx: &LeafCtx<'_>,
+    init: &I,
+) -> Result<Swept<V>>
+where
+    V: NestVisitor,
+    I: Fn() -> V + Sync + Send,
+{
+    let topo = Topologies::new(file);
+    let runs = chunks(file, leaf_nodes);
+    let all = Range::all();
+    runs.par_iter()
+        .try_fold(
+            || LeafWalk::<V, STREAM>::new(ctx, init()),
+            |mut w, run| {
+                if !(STREAM && ctx.abort.load(Ordering::Relaxed)) {
+                    walk_nodes(file, &leaf_nodes[run.clone()], &all, &topo, &mut w)?;
+                    w.flush();
+                }
+                Ok(w)
+            },
+        )
+        .map(|r: Result<LeafWalk<'_, V, STREAM>>| {
+            r.map(|w| Swept {
+                v: w.v,
+                broken: w.broken,
+                unsorted: w.unsorted,
+                flushed: w.flushed_foreign,
+            })
+        })
+        .try_reduce(
+            || Swept {
+                v: init(),
+                broken: false,
+                unsorted: false,
+                flushed: Vec::new(),
+            },
+            |mut a, mut b| {
+                a.v.merge(b.v);
+                a.flushed.append(&mut b.flushed);
+                a.broken |= b.broken;
+                a.unsorted |= b.unsorted;
+                Ok(a)
+            },
+        )
 }
 
 /// Per line, during one leaf's sweep.
@@ -158,19 +227,26 @@ fn put(stack: &mut Vec<Open>, k: usize, o: Open) {
     }
 }
 
-pub(super) struct LeafWalk<'a, V> {
+/// The walk of a run of leaves into `v`: each leaf's states swept as read
+/// (`STREAM`) or buffered and swept at the leaf's end (module docs).
+struct LeafWalk<'a, V, const STREAM: bool> {
     ctx: &'a LeafCtx<'a>,
-    pub v: V,
+    v: V,
     node: u32,
     /// The current leaf's box.
     leaf: (f64, f64),
     /// Whether the scope selects the whole of the leaf's box
     /// ([`Scope::selects_all_in`]).
     inside: bool,
-    /// The leaf's states, in the order read.
+    /// Buffered: the leaf's states, in the order read.
     buf: Vec<St>,
     sorted: bool,
-    pub broken: bool,
+    /// Streaming: the leaf's last state (`has_prev`), and whether a state
+    /// came out of drawing order.
+    prev: St,
+    has_prev: bool,
+    unsorted: bool,
+    broken: bool,
     stamp: u32,
     /// One per declared line (by position), then the undeclared lines met.
     slots: Vec<Slot>,
@@ -184,11 +260,11 @@ pub(super) struct LeafWalk<'a, V> {
     /// order).
     foreign: &'a [(u32, u32)],
     /// Leaves whose foreign `G` states this walk emitted.
-    pub flushed_foreign: Vec<u32>,
+    flushed_foreign: Vec<u32>,
 }
 
-impl<'a, V: NestVisitor> LeafWalk<'a, V> {
-    pub fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
+impl<'a, V: NestVisitor, const STREAM: bool> LeafWalk<'a, V, STREAM> {
+    fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
         let n = ctx.keys.0.len();
         LeafWalk {
             ctx,
@@ -198,6 +274,18 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             inside: false,
             buf: Vec::new(),
             sorted: true,
+            prev: St {
+                start: 0.0,
+                end: 0.0,
+                category: 0,
+                line: 0,
+                uid: 0,
+                member: 0,
+                cpos: NONE,
+                slot: NONE,
+            },
+            has_prev: false,
+            unsorted: false,
             broken: false,
             stamp: 0,
             slots: (0..n as u32).map(Slot::new).collect(),
@@ -217,6 +305,7 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             let b = &self.ctx.dir[node as usize].time_box;
             self.leaf = (b.start, b.end);
             self.inside = self.ctx.scope.selects_all_in(b.start, b.end);
+            self.begin();
         }
     }
 
@@ -348,19 +437,11 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         !self.foreign.is_empty() && self.foreign.binary_search(&(gl, k)).is_ok()
     }
 
-    /// Sweep the buffered leaf (module docs, step 3): per line, the leaf's
-    /// states and the line's `G` entries merged in drawing order, one stack
-    /// of open containers; a state's parent is the top of its line's stack
-    /// once the entries that do not contain it are popped.
-    pub fn flush(&mut self) {
-        if self.node == NONE {
-            return;
-        }
+    /// Start the sweep of the entered leaf: a new stamp (every slot out
+    /// of date), and the lines with foreign entries noting the first one
+    /// (their cursor starts there at the latest).
+    fn begin(&mut self) {
         let ctx = self.ctx;
-        let node = self.node;
-        if !self.sorted {
-            self.buf.sort_unstable_by(cmp_key);
-        }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.slots.iter_mut().for_each(|s| {
@@ -369,12 +450,10 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
             });
             self.stamp = 1;
         }
-        let foreign: &'a [(u32, u32)] = ctx.foreign.get(&node).map_or(&[], |f| &f[..]);
+        let foreign: &'a [(u32, u32)] = ctx.foreign.get(&self.node).map_or(&[], |f| &f[..]);
         self.foreign = foreign;
-        // Lines with foreign entries note the first one: their cursor
-        // starts there at the latest.
         if !foreign.is_empty() {
-            self.flushed_foreign.push(node);
+            self.flushed_foreign.push(self.node);
             for &(gl, k) in foreign {
                 let line = ctx.g.lines[gl as usize].states[k as usize].line;
                 let slot = self.slot_of(line);
@@ -385,26 +464,47 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
                 sl.gn = sl.gn.min(k);
             }
         }
-        let scope = ctx.scope;
-        let stamp = self.stamp;
-        // Every state of a leaf lies in its box (else the walk is `broken`
-        // and its result dropped).
-        let inside = self.inside;
-        let buf = std::mem::take(&mut self.buf);
-        for s in &buf {
-            let k = s.slot as usize;
-            let sl = &self.slots[k];
-            if sl.ready != stamp || sl.gnext <= s.start {
-                self.prepare(s);
-            }
-            let sl = &mut self.slots[k];
-            let lpos = sl.lpos;
-            let parent = nest_open(&mut self.stacks[k], &mut sl.depth, Open::of(s));
-            emit_in(&mut self.v, &scope, inside, s, lpos, parent);
+    }
+
+    /// Sweep one state of the leaf, in drawing order (module docs, step
+    /// 3): per line, the leaf's states and the line's `G` entries merged
+    /// in drawing order, one stack of open containers; a state's parent is
+    /// the top of its line's stack once the entries that do not contain it
+    /// are popped. Every state of a leaf lies in its box (else the walk is
+    /// `broken` and its result dropped).
+    #[inline(always)]
+    fn sweep(&mut self, s: &St) {
+        let k = s.slot as usize;
+        let sl = &self.slots[k];
+        if sl.ready != self.stamp || sl.gnext <= s.start {
+            self.prepare(s);
         }
-        self.buf = buf;
-        // Foreign entries after the leaf's last state on their line.
-        for &(gl, k) in foreign {
+        let sl = &mut self.slots[k];
+        let lpos = sl.lpos;
+        let parent = nest_open(&mut self.stacks[k], &mut sl.depth, Open::of(s));
+        emit_in(&mut self.v, &self.ctx.scope, self.inside, s, lpos, parent);
+    }
+
+    /// End the leaf: sweep its buffered states (sorted first when out of
+    /// order), then its foreign entries after its last state on their line.
+    fn flush(&mut self) {
+        if self.node == NONE {
+            return;
+        }
+        let ctx = self.ctx;
+        if !STREAM {
+            if !self.sorted {
+                self.buf.sort_unstable_by(cmp_key);
+            }
+            let buf = std::mem::take(&mut self.buf);
+            for s in &buf {
+                self.sweep(s);
+            }
+            self.buf = buf;
+            self.buf.clear();
+            self.sorted = true;
+        }
+        for &(gl, k) in self.foreign {
             let line = ctx.g.lines[gl as usize].states[k as usize].line;
             let slot = self.slot_of(line);
             if self.slots[slot as usize].depth == PENDING {
@@ -416,12 +516,11 @@ impl<'a, V: NestVisitor> LeafWalk<'a, V> {
         }
         self.foreign = &[];
         self.node = NONE;
-        self.buf.clear();
-        self.sorted = true;
+        self.has_prev = false;
     }
 }
 
-impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
+impl<V: NestVisitor, const STREAM: bool> Visitor for LeafWalk<'_, V, STREAM> {
     #[inline(always)]
     fn primitive(&mut self, p: &PrimitiveRef<'_>) {
         self.enter(p.at.node);
@@ -442,6 +541,16 @@ impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
             self.broken = true;
         }
         s.slot = self.slot_of(s.line);
+        if STREAM {
+            if self.has_prev && !before(&self.prev, &s) {
+                self.unsorted = true;
+                self.ctx.abort.store(true, Ordering::Relaxed);
+            }
+            self.prev = s;
+            self.has_prev = true;
+            self.sweep(&s);
+            return;
+        }
         if self.sorted {
             if let Some(last) = self.buf.last() {
                 if !before(last, &s) {
