@@ -227,10 +227,60 @@ fn put(stack: &mut Vec<Open>, k: usize, o: Open) {
     }
 }
 
+/// The drawing-order key of a state read before, less its place in the
+/// file: states are read in file order, so that one breaks ties in favour
+/// of the earlier (as [`cmp_key`] does).
+#[derive(Clone, Copy)]
+struct Key {
+    start: f64,
+    end: f64,
+    category: i32,
+    line: i32,
+}
+
+impl Key {
+    /// Before every state.
+    const FIRST: Key = Key {
+        start: f64::NEG_INFINITY,
+        end: f64::INFINITY,
+        category: i32::MIN,
+        line: i32::MIN,
+    };
+
+    #[inline(always)]
+    fn of(s: &St) -> Key {
+        Key {
+            start: s.start,
+            end: s.end,
+            category: s.category,
+            line: s.line,
+        }
+    }
+
+    /// Whether the state read before, with this key, comes before `s` in
+    /// drawing order.
+    #[inline(always)]
+    fn before(&self, s: &St) -> bool {
+        if self.start < s.start {
+            return true;
+        }
+        self.start
+            .total_cmp(&s.start)
+            .then_with(|| s.end.total_cmp(&self.end))
+            .then_with(|| self.category.cmp(&s.category))
+            .then_with(|| self.line.cmp(&s.line))
+            != std::cmp::Ordering::Greater
+    }
+}
+
 /// The walk of a run of leaves into `v`: each leaf's states swept as read
 /// (`STREAM`) or buffered and swept at the leaf's end (module docs).
 struct LeafWalk<'a, V, const STREAM: bool> {
     ctx: &'a LeafCtx<'a>,
+    /// The file's lines and categories (`ctx.keys`, one indirection less
+    /// on the per-state path).
+    lines: &'a Keys,
+    cats: &'a Keys,
     v: V,
     node: u32,
     /// The current leaf's box.
@@ -241,10 +291,10 @@ struct LeafWalk<'a, V, const STREAM: bool> {
     /// Buffered: the leaf's states, in the order read.
     buf: Vec<St>,
     sorted: bool,
-    /// Streaming: the leaf's last state (`has_prev`), and whether a state
+    /// Streaming: the drawing-order key of the leaf's last state, and
+    /// whether a state came out of drawing order.
     /// came out of drawing order.
-    prev: St,
-    has_prev: bool,
+    prev: Key,
     unsorted: bool,
     broken: bool,
     stamp: u32,
@@ -268,23 +318,15 @@ impl<'a, V: NestVisitor, const STREAM: bool> LeafWalk<'a, V, STREAM> {
         let n = ctx.keys.0.len();
         LeafWalk {
             ctx,
+            lines: &ctx.keys.0,
+            cats: &ctx.keys.1,
             v,
             node: NONE,
             leaf: (0.0, 0.0),
             inside: false,
             buf: Vec::new(),
             sorted: true,
-            prev: St {
-                start: 0.0,
-                end: 0.0,
-                category: 0,
-                line: 0,
-                uid: 0,
-                member: 0,
-                cpos: NONE,
-                slot: NONE,
-            },
-            has_prev: false,
+            prev: Key::FIRST,
             unsorted: false,
             broken: false,
             stamp: 0,
@@ -313,7 +355,7 @@ impl<'a, V: NestVisitor, const STREAM: bool> LeafWalk<'a, V, STREAM> {
     /// made for it.
     #[inline(always)]
     fn slot_of(&mut self, line: i32) -> u32 {
-        if let Some(p) = self.ctx.keys.0.get(line) {
+        if let Some(p) = self.lines.get(line) {
             return p as u32;
         }
         let n = self.slots.len() as u32;
@@ -516,7 +558,7 @@ impl<'a, V: NestVisitor, const STREAM: bool> LeafWalk<'a, V, STREAM> {
         }
         self.foreign = &[];
         self.node = NONE;
-        self.has_prev = false;
+        self.prev = Key::FIRST;
     }
 }
 
@@ -536,18 +578,17 @@ impl<V: NestVisitor, const STREAM: bool> Visitor for LeafWalk<'_, V, STREAM> {
         }
         // The walk's range (all) drops NaN boxes; the test below would
         // catch one too.
-        let mut s = st(p, &self.ctx.keys.1);
+        let mut s = st(p, self.cats);
         if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
             self.broken = true;
         }
         s.slot = self.slot_of(s.line);
         if STREAM {
-            if self.has_prev && !before(&self.prev, &s) {
+            if !self.prev.before(&s) {
                 self.unsorted = true;
                 self.ctx.abort.store(true, Ordering::Relaxed);
             }
-            self.prev = s;
-            self.has_prev = true;
+            self.prev = Key::of(&s);
             self.sweep(&s);
             return;
         }
