@@ -407,7 +407,13 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
 }
 
 #[inline(always)]
-pub(super) fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<Open>) {
+pub(super) fn emit<V: NestVisitor>(
+    v: &mut V,
+    scope: &Scope,
+    s: &St,
+    line_pos: u32,
+    parent: Option<Open>,
+) {
     emit_in(v, scope, false, s, line_pos, parent)
 }
 
