@@ -35,8 +35,10 @@
 //!    container within `G` (a stack sweep);
 //! 2. `G` states foreign to no leaf get their parent from `G` alone;
 //! 3. the leaves, in parallel runs (the fold's runs of nearby blocks): each
-//!    leaf's states in drawing order — the stored order, sorted only when
-//!    composites or a writer broke it — swept per line together with the
+//!    leaf's states in drawing order — swept as they are read (the stored
+//!    order); if a leaf breaks the order (composites, a writer that does
+//!    not sort), the leaves are walked again, each one buffered and sorted
+//!    (module `sweep`) — swept per line together with the
 //!    line's `G` entries, merged in drawing order, on one stack of open
 //!    containers: pop the entries that do not contain the next one; the
 //!    top is its parent; push it. The stack starts as the container chain
