@@ -179,14 +179,14 @@ pub(super) struct GIndex {
 }
 
 impl GIndex {
-    fn build(all: Vec<St>) -> GIndex {
+    fn build(all: Vec<Vec<St>>) -> GIndex {
         // Per line, the states come in runs already in drawing order (one
         // per node): bucketed by line, a run-adaptive stable sort merges
         // them (one sort of everything by line and order cost 3 % of the
         // statistics' pass). The order is total, so any sort gives it.
         let mut bucket: FxHashMap<i32, usize> = FxHashMap::default();
         let mut buckets: Vec<Vec<St>> = Vec::new();
-        for s in all {
+        for s in all.into_iter().flatten() {
             let b = *bucket.entry(s.line).or_insert_with(|| {
                 buckets.push(Vec::new());
                 buckets.len() - 1
@@ -309,7 +309,7 @@ fn collect_states<V, I>(
     sparse: bool,
     keys: &(Arc<Keys>, Arc<Keys>),
     init: &I,
-) -> Result<(Vec<St>, V)>
+) -> Result<(Vec<Vec<St>>, V)>
 where
     V: NestVisitor,
     I: Fn() -> V + Sync + Send,
@@ -346,11 +346,11 @@ where
                 Ok(c)
             },
         )
-        .map(|c: Result<Collect<'_, V>>| c.map(|c| (c.states, c.v)))
+        .map(|c: Result<Collect<'_, V>>| c.map(|c| (vec![c.states], c.v)))
         .try_reduce(
             || (Vec::new(), init()),
-            |mut a, b| {
-                a.0.extend_from_slice(&b.0);
+            |mut a, mut b| {
+                a.0.append(&mut b.0);
                 a.1.merge(b.1);
                 Ok(a)
             },
