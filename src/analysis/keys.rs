@@ -143,6 +143,13 @@ impl<T: Default + Clone> Table<T> {
         Some(line_pos? * self.ncats + cat_pos as usize)
     }
 
+    /// The dense cells and the number of categories of a row (0: no
+    /// dense cells), for a caller that indexes rows itself.
+    #[inline(always)]
+    pub fn dense_rows(&mut self) -> (&mut [T], usize) {
+        (&mut self.dense, self.ncats)
+    }
+
     #[inline(always)]
     pub fn at(&mut self, index: Option<usize>, line: i32, cat: i32) -> &mut T {
         match index {

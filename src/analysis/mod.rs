@@ -116,6 +116,7 @@ pub mod profile;
 pub mod scope;
 mod sparse;
 pub mod stats;
+mod sweep;
 pub mod timeprofile;
 pub use histogram::{Bins, Histogram, Instances, Measure, Spacing};
 pub use partition::partition_rows;

@@ -35,8 +35,10 @@
 //!    container within `G` (a stack sweep);
 //! 2. `G` states foreign to no leaf get their parent from `G` alone;
 //! 3. the leaves, in parallel runs (the fold's runs of nearby blocks): each
-//!    leaf's states in drawing order — the stored order, sorted only when
-//!    composites or a writer broke it — swept per line together with the
+//!    leaf's states in drawing order — swept as they are read (the stored
+//!    order); if a leaf breaks the order (composites, a writer that does
+//!    not sort), the leaves are walked again, each one buffered and sorted
+//!    (module `sweep`) — swept per line together with the
 //!    line's `G` entries, merged in drawing order, on one stack of open
 //!    containers: pop the entries that do not contain the next one; the
 //!    top is its parent; push it. The stack starts as the container chain
@@ -63,6 +65,7 @@
 //! [`NestVisitor::primitive`] and [`NestVisitor::composite`] as in a fold.
 
 use std::cmp::Ordering;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -75,9 +78,10 @@ use crate::read::Slog2File;
 use super::keys::{file_keys, Keys};
 use super::scope::Scope;
 use super::sparse::walk_sparse;
+use super::sweep::{sweep_leaves, LeafCtx, Open, Swept};
 use super::walk::{chunks, walk_nodes, CompositeRef, PrimitiveRef, Range, Topologies, Visitor};
 
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 /// A selected state with its nesting (module docs).
 #[derive(Debug, Clone, Copy)]
@@ -103,9 +107,10 @@ pub struct StateRef {
 /// visitors of disjoint parts of the work merge.
 pub trait NestVisitor: Send {
     fn state(&mut self, s: &StateRef);
-    /// A selected arrow or event.
-    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
-        let _ = p;
+    /// A selected arrow or event, and its duration as the scope measures
+    /// it (clipped or whole).
+    fn primitive(&mut self, p: &PrimitiveRef<'_>, duration: f64) {
+        let _ = (p, duration);
     }
     /// A selected composite (its members come as states and primitives).
     fn composite(&mut self, c: &CompositeRef<'_>) {
@@ -118,23 +123,23 @@ pub trait NestVisitor: Send {
 
 /// A state as the sweep holds it.
 #[derive(Debug, Clone, Copy)]
-struct St {
-    start: f64,
-    end: f64,
-    category: i32,
-    line: i32,
+pub(super) struct St {
+    pub start: f64,
+    pub end: f64,
+    pub category: i32,
+    pub line: i32,
     /// Place in the file (node position, offset): the last tie-break.
-    uid: u64,
-    member: i32,
+    pub uid: u64,
+    pub member: i32,
     /// Position of `category` among the file's categories (`NONE`: none).
-    cpos: u32,
+    pub cpos: u32,
     /// Leaf sweep: the line's slot (`NONE` in `G`).
-    slot: u32,
+    pub slot: u32,
 }
 
 /// `a` strictly before `b` in drawing order (module docs).
 #[inline(always)]
-fn cmp_key(a: &St, b: &St) -> Ordering {
+pub(super) fn cmp_key(a: &St, b: &St) -> Ordering {
     a.start
         .total_cmp(&b.start)
         .then_with(|| b.end.total_cmp(&a.end))
@@ -145,7 +150,7 @@ fn cmp_key(a: &St, b: &St) -> Ordering {
 }
 
 #[inline(always)]
-fn before(a: &St, b: &St) -> bool {
+pub(super) fn before(a: &St, b: &St) -> bool {
     if a.start < b.start {
         return true;
     }
@@ -162,26 +167,26 @@ fn contains(p: &St, s: &St) -> bool {
 
 /// The states of one line in `G`, drawing-ordered, with their last
 /// container in `G` (`NONE` if none).
-struct GLine {
-    states: Vec<St>,
-    gpar: Vec<u32>,
+pub(super) struct GLine {
+    pub states: Vec<St>,
+    pub gpar: Vec<u32>,
 }
 
 /// The global index (module docs, step 1).
-struct GIndex {
-    lines: Vec<GLine>,
-    of_line: FxHashMap<i32, u32>,
+pub(super) struct GIndex {
+    pub lines: Vec<GLine>,
+    pub of_line: FxHashMap<i32, u32>,
 }
 
 impl GIndex {
-    fn build(all: Vec<St>) -> GIndex {
+    fn build(all: Vec<Vec<St>>) -> GIndex {
         // Per line, the states come in runs already in drawing order (one
         // per node): bucketed by line, a run-adaptive stable sort merges
         // them (one sort of everything by line and order cost 3 % of the
         // statistics' pass). The order is total, so any sort gives it.
         let mut bucket: FxHashMap<i32, usize> = FxHashMap::default();
         let mut buckets: Vec<Vec<St>> = Vec::new();
-        for s in all {
+        for s in all.into_iter().flatten() {
             let b = *bucket.entry(s.line).or_insert_with(|| {
                 buckets.push(Vec::new());
                 buckets.len() - 1
@@ -211,25 +216,6 @@ impl GIndex {
         }
         GIndex { lines, of_line }
     }
-}
-
-/// Position of the first of `states` (drawing-ordered) not before `s`:
-/// searched forward from `hint` by doubling steps when every state before
-/// `hint` is before `s` (a line's cursor moves on a little from one leaf of
-/// a run to the next), else over all of them.
-fn first_not_before(states: &[St], hint: u32, s: &St) -> usize {
-    let h = hint as usize;
-    if h > states.len() || (h > 0 && !before(&states[h - 1], s)) {
-        return states.partition_point(|x| before(x, s));
-    }
-    // `states[..lo]` are before `s`.
-    let (mut lo, mut step) = (h, 1);
-    while lo + step <= states.len() && before(&states[lo + step - 1], s) {
-        lo += step;
-        step *= 2;
-    }
-    let hi = (lo + step).min(states.len());
-    lo + states[lo..hi].partition_point(|x| before(x, s))
 }
 
 /// Leaves of the file in time order, if they do not overlap.
@@ -323,7 +309,7 @@ fn collect_states<V, I>(
     sparse: bool,
     keys: &(Arc<Keys>, Arc<Keys>),
     init: &I,
-) -> Result<(Vec<St>, V)>
+) -> Result<(Vec<Vec<St>>, V)>
 where
     V: NestVisitor,
     I: Fn() -> V + Sync + Send,
@@ -360,23 +346,30 @@ where
                 Ok(c)
             },
         )
-        .map(|c: Result<Collect<'_, V>>| c.map(|c| (c.states, c.v)))
+        .map(|c: Result<Collect<'_, V>>| c.map(|c| (vec![c.states], c.v)))
         .try_reduce(
             || (Vec::new(), init()),
-            |mut a, b| {
-                a.0.extend_from_slice(&b.0);
+            |mut a, mut b| {
+                a.0.append(&mut b.0);
                 a.1.merge(b.1);
                 Ok(a)
             },
         )
 }
 
+/// The state of a primitive with a comparable box.
 #[inline(always)]
 fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
     if p.start.is_nan() || p.end.is_nan() {
         return None;
     }
-    Some(St {
+    Some(st(p, cats))
+}
+
+/// [`st_of`] without the NaN test: for a walk whose range drops NaN boxes.
+#[inline(always)]
+pub(super) fn st(p: &PrimitiveRef<'_>, cats: &Keys) -> St {
+    St {
         // + 0.0 turns -0.0 into 0.0, so the order and `<=` agree.
         start: p.start + 0.0,
         end: p.end + 0.0,
@@ -386,7 +379,7 @@ fn st_of(p: &PrimitiveRef<'_>, cats: &Keys) -> Option<St> {
         member: p.at.member,
         cpos: cats.get(p.category).map_or(NONE, |c| c as u32),
         slot: NONE,
-    })
+    }
 }
 
 struct Collect<'k, V> {
@@ -404,7 +397,7 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
                 self.states.push(s);
             }
         } else if self.scope.selects(p.start, p.end) {
-            self.v.primitive(p);
+            self.v.primitive(p, self.scope.duration(p.start, p.end));
         }
     }
 
@@ -416,7 +409,13 @@ impl<V: NestVisitor> Visitor for Collect<'_, V> {
 }
 
 #[inline(always)]
-fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent: Option<Open>) {
+pub(super) fn emit<V: NestVisitor>(
+    v: &mut V,
+    scope: &Scope,
+    s: &St,
+    line_pos: u32,
+    parent: Option<Open>,
+) {
     emit_in(v, scope, false, s, line_pos, parent)
 }
 
@@ -425,7 +424,7 @@ fn emit<V: NestVisitor>(v: &mut V, scope: &Scope, s: &St, line_pos: u32, parent:
 /// partition, inside its range of starts), so it is selected and its
 /// duration is its box.
 #[inline(always)]
-fn emit_in<V: NestVisitor>(
+pub(super) fn emit_in<V: NestVisitor>(
     v: &mut V,
     scope: &Scope,
     inside: bool,
@@ -508,37 +507,26 @@ where
         }
     }
 
-    // Step 3: the leaves.
-    let dir = file.directory();
-    let topo = Topologies::new(file);
-    let runs = chunks(file, &leaf_nodes);
-    let all = Range::all();
+    // Step 3: the leaves, streamed, else (a leaf out of drawing order)
+    // buffered (`sweep` module docs).
     let ctx = LeafCtx {
         scope: *scope,
         g: &g,
         foreign: &foreign,
-        dir,
+        dir: file.directory(),
         keys: &keys,
+        abort: AtomicBool::new(false),
     };
-    let (w, broken, mut flushed) = runs
-        .par_iter()
-        .try_fold(
-            || LeafWalk::new(&ctx, init()),
-            |mut w, run| {
-                walk_nodes(file, &leaf_nodes[run.clone()], &all, &topo, &mut w)?;
-                w.flush();
-                Ok(w)
-            },
-        )
-        .map(|r: Result<LeafWalk<'_, V>>| r.map(|w| (w.v, w.broken, w.flushed_foreign)))
-        .try_reduce(
-            || (init(), false, Vec::new()),
-            |mut a, mut b| {
-                a.0.merge(b.0);
-                a.2.append(&mut b.2);
-                Ok((a.0, a.1 || b.1, a.2))
-            },
-        )?;
+    let mut swept = sweep_leaves::<V, I, true>(file, &leaf_nodes, &ctx, init)?;
+    if swept.unsorted && !swept.broken {
+        swept = sweep_leaves::<V, I, false>(file, &leaf_nodes, &ctx, init)?;
+    }
+    let Swept {
+        v: w,
+        broken,
+        mut flushed,
+        ..
+    } = swept;
     if broken {
         return Ok(None);
     }
@@ -568,385 +556,4 @@ where
         }
     }
     Ok(Some(v))
-}
-
-struct LeafCtx<'a> {
-    scope: Scope,
-    g: &'a GIndex,
-    foreign: &'a FxHashMap<u32, Vec<(u32, u32)>>,
-    dir: &'a [crate::format::DirEntry],
-    keys: &'a (Arc<Keys>, Arc<Keys>),
-}
-
-/// Per line, during one leaf's sweep.
-#[derive(Clone, Copy)]
-struct Slot {
-    /// Line array in `G` (`NONE`: none; `UNSET`: not looked up yet).
-    gl: u32,
-    /// Position of the line among the file's declared lines (`NONE`:
-    /// undeclared).
-    lpos: u32,
-    /// Leaf sweep the fields below belong to.
-    stamp: u32,
-    /// Depth of the line's stack of open containers (its entries are
-    /// `LeafWalk::stacks[slot][..depth]`, outermost first).
-    depth: u32,
-    /// Next entry of the `G` line to merge into the sweep.
-    gn: u32,
-    /// Where the cursor stood after the line's last sweep: the next one
-    /// (a later leaf of the run, as a rule) searches forward from there.
-    hint: u32,
-    /// Its start (`+inf`: none): a state starting before it merges
-    /// nothing, at the cost of one comparison.
-    gnext: f64,
-}
-
-const UNSET: u32 = u32::MAX - 1;
-/// `Slot::depth` before the slot's stack is built ([`LeafWalk::start`]).
-const PENDING: u32 = u32::MAX - 2;
-
-impl Slot {
-    fn new(lpos: u32) -> Slot {
-        Slot {
-            gl: UNSET,
-            lpos,
-            stamp: 0,
-            depth: 0,
-            gn: 0,
-            hint: 0,
-            gnext: f64::INFINITY,
-        }
-    }
-}
-
-/// An open container on a line's stack: what a nested state needs of its
-/// parent, and the end that decides whether it contains the next entry.
-#[derive(Debug, Clone, Copy)]
-struct Open {
-    end: f64,
-    category: i32,
-    cpos: u32,
-}
-
-impl Open {
-    #[inline(always)]
-    fn of(s: &St) -> Open {
-        Open {
-            end: s.end,
-            category: s.category,
-            cpos: s.cpos,
-        }
-    }
-}
-
-/// Nest an entry ending at `e.end` on a line's stack (`stack[..*depth]`,
-/// outermost first) and return its parent: the sweep runs in drawing
-/// order, so every open entry starts no later than `e` and contains it
-/// exactly when it ends no earlier — one comparison per entry, on a flat
-/// array (the stack was a list linked through the leaf's buffer: each pop
-/// a dependent load). Entries past `depth` are stale.
-///
-/// A branch-free count of the entries kept (each entry is contained in the
-/// one below, so they are the leading ones ending at or after `e.end`)
-/// halves the mispredictions callgrind simulates but costs ~50
-/// instructions a state; measured, it was slower than this loop
-/// (BENCHMARKS.md, "Statistics").
-#[inline(always)]
-fn nest_open(stack: &mut Vec<Open>, depth: &mut u32, e: Open) -> Option<Open> {
-    let mut keep = (*depth as usize).min(stack.len());
-    while keep > 0 && stack[keep - 1].end < e.end {
-        keep -= 1;
-    }
-    let parent = keep.checked_sub(1).map(|k| stack[k]);
-    put(stack, keep, e);
-    *depth = keep as u32 + 1;
-    parent
-}
-
-/// `stack[k] = o`, growing the stack by one when `k` is its length.
-#[inline(always)]
-fn put(stack: &mut Vec<Open>, k: usize, o: Open) {
-    if k < stack.len() {
-        stack[k] = o;
-    } else {
-        stack.push(o);
-    }
-}
-
-struct LeafWalk<'a, V> {
-    ctx: &'a LeafCtx<'a>,
-    v: V,
-    node: u32,
-    /// The current leaf's box.
-    leaf: (f64, f64),
-    /// The leaf's states, in the order read.
-    buf: Vec<St>,
-    sorted: bool,
-    broken: bool,
-    stamp: u32,
-    /// One per declared line (by position), then the undeclared lines met.
-    slots: Vec<Slot>,
-    /// Each slot's stack of open containers ([`nest_open`]).
-    stacks: Vec<Vec<Open>>,
-    /// Slots of undeclared lines.
-    extra: FxHashMap<i32, u32>,
-    /// Scratch: a `G` container chain.
-    chain: Vec<u32>,
-    /// The current leaf's foreign entries (by line array, then drawing
-    /// order).
-    foreign: &'a [(u32, u32)],
-    /// Leaves whose foreign `G` states this walk emitted.
-    flushed_foreign: Vec<u32>,
-}
-
-impl<'a, V: NestVisitor> LeafWalk<'a, V> {
-    fn new(ctx: &'a LeafCtx<'a>, v: V) -> Self {
-        let n = ctx.keys.0.len();
-        LeafWalk {
-            ctx,
-            v,
-            node: NONE,
-            leaf: (0.0, 0.0),
-            buf: Vec::new(),
-            sorted: true,
-            broken: false,
-            stamp: 0,
-            slots: (0..n as u32).map(Slot::new).collect(),
-            stacks: (0..n).map(|_| Vec::new()).collect(),
-            extra: FxHashMap::default(),
-            chain: Vec::new(),
-            foreign: &[],
-            flushed_foreign: Vec::new(),
-        }
-    }
-
-    #[inline(always)]
-    fn enter(&mut self, node: u32) {
-        if node != self.node {
-            self.flush();
-            self.node = node;
-            let b = &self.ctx.dir[node as usize].time_box;
-            self.leaf = (b.start, b.end);
-        }
-    }
-
-    /// The slot of a line: its position among the declared lines, else one
-    /// made for it.
-    #[inline(always)]
-    fn slot_of(&mut self, line: i32) -> u32 {
-        if let Some(p) = self.ctx.keys.0.get(line) {
-            return p as u32;
-        }
-        let n = self.slots.len() as u32;
-        let (slots, stacks) = (&mut self.slots, &mut self.stacks);
-        *self.extra.entry(line).or_insert_with(|| {
-            slots.push(Slot::new(NONE));
-            stacks.push(Vec::new());
-            n
-        })
-    }
-
-    /// Bring a slot into the current sweep: its stack not built yet, no
-    /// foreign entry noted.
-    #[inline(always)]
-    fn reset(&mut self, slot: u32, line: i32) {
-        let g = self.ctx.g;
-        let sl = &mut self.slots[slot as usize];
-        sl.stamp = self.stamp;
-        sl.depth = PENDING;
-        sl.hint = if sl.gn == NONE { 0 } else { sl.gn };
-        sl.gn = NONE;
-        sl.gnext = f64::INFINITY;
-        if sl.gl == UNSET {
-            sl.gl = g.of_line.get(&line).copied().unwrap_or(NONE);
-        }
-    }
-
-    /// Build a slot's stack before its first entry of the sweep: the `G`
-    /// cursor at the first entry not before `s` (or at the line's first
-    /// foreign entry, if earlier, noted in `gn`), and as the stack the
-    /// chain of containers of the entry before it — what a sweep of `G`
-    /// alone holds there.
-    #[inline(never)]
-    fn start(&mut self, slot: u32, s: Option<&St>) {
-        let g = self.ctx.g;
-        let sl = self.slots[slot as usize];
-        if sl.gl == NONE {
-            self.slots[slot as usize].depth = 0;
-            return;
-        }
-        let gl = &g.lines[sl.gl as usize];
-        let n = match s {
-            Some(s) => (first_not_before(&gl.states, sl.hint, s) as u32).min(sl.gn),
-            None => sl.gn,
-        };
-        self.chain.clear();
-        let mut j = if n == 0 { NONE } else { n - 1 };
-        while j != NONE {
-            self.chain.push(j);
-            j = gl.gpar[j as usize];
-        }
-        let stack = &mut self.stacks[slot as usize];
-        for (k, &j) in self.chain.iter().rev().enumerate() {
-            put(stack, k, Open::of(&gl.states[j as usize]));
-        }
-        let sl = &mut self.slots[slot as usize];
-        sl.depth = self.chain.len() as u32;
-        sl.gn = n;
-        sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
-    }
-
-    /// Merge into the sweep of `slot` the `G` entries before `s` (all up
-    /// to entry `upto` inclusive when `s` is `None`): each goes on the
-    /// line's stack, and one foreign to this leaf is emitted with its
-    /// parent.
-    #[inline(always)]
-    fn merge_g(&mut self, slot: u32, s: Option<&St>, upto: u32) {
-        let ctx = self.ctx;
-        let sl = self.slots[slot as usize];
-        if sl.gl == NONE {
-            return;
-        }
-        let gl = &ctx.g.lines[sl.gl as usize];
-        let mut n = sl.gn;
-        let mut depth = sl.depth;
-        while (n as usize) < gl.states.len() {
-            let q = &gl.states[n as usize];
-            let go = match s {
-                Some(s) => before(q, s),
-                None => n <= upto,
-            };
-            if !go {
-                break;
-            }
-            let parent = nest_open(&mut self.stacks[slot as usize], &mut depth, Open::of(q));
-            if self.is_foreign(sl.gl, n) {
-                emit(&mut self.v, &ctx.scope, q, sl.lpos, parent);
-            }
-            n += 1;
-        }
-        let sl = &mut self.slots[slot as usize];
-        sl.gn = n;
-        sl.gnext = gl.states.get(n as usize).map_or(f64::INFINITY, |q| q.start);
-        sl.depth = depth;
-    }
-
-    /// Whether `G` entry `k` of line array `gl` is foreign to this leaf.
-    #[inline(always)]
-    fn is_foreign(&self, gl: u32, k: u32) -> bool {
-        !self.foreign.is_empty() && self.foreign.binary_search(&(gl, k)).is_ok()
-    }
-
-    /// Sweep the buffered leaf (module docs, step 3): per line, the leaf's
-    /// states and the line's `G` entries merged in drawing order, one stack
-    /// of open containers; a state's parent is the top of its line's stack
-    /// once the entries that do not contain it are popped.
-    fn flush(&mut self) {
-        if self.node == NONE {
-            return;
-        }
-        let ctx = self.ctx;
-        let node = self.node;
-        let n = self.buf.len();
-        if !self.sorted {
-            self.buf.sort_unstable_by(cmp_key);
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.slots.iter_mut().for_each(|s| s.stamp = 0);
-            self.stamp = 1;
-        }
-        let foreign: &'a [(u32, u32)] = ctx.foreign.get(&node).map_or(&[], |f| &f[..]);
-        self.foreign = foreign;
-        // Lines with foreign entries note the first one: their cursor
-        // starts there at the latest.
-        if !foreign.is_empty() {
-            self.flushed_foreign.push(node);
-            for &(gl, k) in foreign {
-                let line = ctx.g.lines[gl as usize].states[k as usize].line;
-                let slot = self.slot_of(line);
-                if self.slots[slot as usize].stamp != self.stamp {
-                    self.reset(slot, line);
-                }
-                let sl = &mut self.slots[slot as usize];
-                sl.gn = sl.gn.min(k);
-            }
-        }
-        let scope = ctx.scope;
-        let stamp = self.stamp;
-        // Every state of a leaf lies in its box (else the walk is `broken`
-        // and its result dropped).
-        let inside = scope.selects_all_in(self.leaf.0, self.leaf.1);
-        for i in 0..n {
-            let s = self.buf[i];
-            let k = s.slot as usize;
-            let mut sl = self.slots[k];
-            if sl.stamp != stamp || sl.depth == PENDING {
-                if sl.stamp != stamp {
-                    self.reset(s.slot, s.line);
-                }
-                self.start(s.slot, Some(&s));
-                sl = self.slots[k];
-            }
-            // Only a `G` entry starting no later than `s` can be before it.
-            if sl.gnext <= s.start {
-                self.merge_g(s.slot, Some(&s), 0);
-                sl = self.slots[k];
-            }
-            let mut depth = sl.depth;
-            let parent = nest_open(&mut self.stacks[k], &mut depth, Open::of(&s));
-            self.slots[k].depth = depth;
-            emit_in(&mut self.v, &scope, inside, &s, sl.lpos, parent);
-        }
-        // Foreign entries after the leaf's last state on their line.
-        for &(gl, k) in foreign {
-            let line = ctx.g.lines[gl as usize].states[k as usize].line;
-            let slot = self.slot_of(line);
-            if self.slots[slot as usize].depth == PENDING {
-                self.start(slot, None);
-            }
-            if self.slots[slot as usize].gn <= k {
-                self.merge_g(slot, None, k);
-            }
-        }
-        self.foreign = &[];
-        self.node = NONE;
-        self.buf.clear();
-        self.sorted = true;
-    }
-}
-
-impl<V: NestVisitor> Visitor for LeafWalk<'_, V> {
-    #[inline(always)]
-    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
-        self.enter(p.at.node);
-        if p.topology != Topology::State {
-            if self.ctx.scope.selects(p.start, p.end) {
-                self.v.primitive(p);
-            }
-            return;
-        }
-        let Some(mut s) = st_of(p, &self.ctx.keys.1) else {
-            return;
-        };
-        if !(s.start >= self.leaf.0 && s.end <= self.leaf.1) {
-            self.broken = true;
-        }
-        s.slot = self.slot_of(s.line);
-        if self.sorted {
-            if let Some(last) = self.buf.last() {
-                if !before(last, &s) {
-                    self.sorted = false;
-                }
-            }
-        }
-        self.buf.push(s);
-    }
-
-    fn composite(&mut self, c: &CompositeRef<'_>) {
-        self.enter(c.at.node);
-        if self.ctx.scope.selects(c.start, c.end) {
-            self.v.composite(c);
-        }
-    }
 }

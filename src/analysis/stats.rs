@@ -85,7 +85,6 @@ impl Stats {
         let wait = wait_categories(file, &opts.wait);
         let waits = Lookup::new(wait.iter().map(|&c| (c, true)));
         let ctx = Ctx {
-            scope: *scope,
             sizes: &sizes,
             waits: &waits,
             has_wait: !wait.is_empty(),
@@ -181,7 +180,6 @@ impl Stats {
 }
 
 struct Ctx<'a> {
-    scope: Scope,
     sizes: &'a SizeFields,
     waits: &'a Lookup<bool>,
     has_wait: bool,
@@ -291,9 +289,11 @@ impl<'a> Acc<'a> {
     }
 }
 
-impl NestVisitor for Acc<'_> {
-    #[inline(always)]
-    fn state(&mut self, s: &StateRef) {
+const NONE: u32 = u32::MAX;
+
+impl Acc<'_> {
+    #[inline(never)]
+    fn state_general(&mut self, s: &StateRef) {
         let d = s.duration;
         let lp = (s.line_pos != u32::MAX).then_some(s.line_pos as usize);
         self.see(lp, s.line);
@@ -314,10 +314,38 @@ impl NestVisitor for Acc<'_> {
             }
         }
     }
+}
+
+impl NestVisitor for Acc<'_> {
+    /// The usual state (declared line and categories, dense cells, no
+    /// wait categories) straight into its row; the others in
+    /// [`state_general`](Acc::state_general). The same additions in the
+    /// same order either way.
+    #[inline(always)]
+    fn state(&mut self, s: &StateRef) {
+        let (cells, nc) = self.profile.table.dense_rows();
+        if nc != 0
+            && s.line_pos != NONE
+            && s.cat_pos != NONE
+            && (s.parent.is_none() || s.parent_pos != NONE)
+            && !self.ctx.has_wait
+        {
+            let d = s.duration;
+            let lp = s.line_pos as usize;
+            let row = lp * nc;
+            cells[row + s.cat_pos as usize].add(d, d);
+            if s.parent.is_some() {
+                cells[row + s.parent_pos as usize].exclusive -= d;
+            } else {
+                self.idle[lp].busy += d;
+            }
+            return;
+        }
+        self.state_general(s);
+    }
 
     #[inline(always)]
-    fn primitive(&mut self, p: &PrimitiveRef<'_>) {
-        let d = self.ctx.scope.duration(p.start, p.end);
+    fn primitive(&mut self, p: &PrimitiveRef<'_>, d: f64) {
         let m = match self.memo {
             Some(m) if m.category == p.category => m,
             _ => self.remember(p.category),

@@ -394,12 +394,9 @@ pub(crate) fn walk_nodes<V: Visitor>(
         let (block, base) = drawable_bytes(file, pos, &mut unpacked)?;
         let mut walk = RecordWalk::new(block, base)?;
         sink.at.node = pos;
-        loop {
-            sink.at.offset = walk.pos() as u32;
-            if !walk.next(block, base, &mut sink)? {
-                break;
-            }
-        }
+        walk.run(block, base, &mut sink, |sink, at| {
+            sink.at.offset = at as u32
+        })?;
     }
     Ok(())
 }

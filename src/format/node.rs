@@ -183,6 +183,47 @@ impl RecordWalk {
     }
 }
 
+impl RecordWalk {
+    /// Decode every record left of `block` into `sink`, each one after
+    /// `at(sink, offset)` with the offset of its tag in the block: a whole
+    /// block's walk without [`next`](Self::next)'s checks of a resumed one
+    /// (one decoder for the block, not one per record).
+    #[inline(always)]
+    pub fn run<S: RecordSink>(
+        &mut self,
+        block: &[u8],
+        base: u64,
+        sink: &mut S,
+        mut at: impl FnMut(&mut S, usize),
+    ) -> Result<()> {
+        // The check is `next`'s, written out: factored into a function
+        // (three ways tried), walk_nodes' code around `run` came out 2 %
+        // more instructions (BENCHMARKS.md, "Statistics").
+        if self.pos > block.len() {
+            return Err(Error::malformed(
+                "tree node",
+                base,
+                "record walk beyond its block (a walk resumed on another block)",
+            ));
+        }
+        let mut d = Decoder::at(block, self.pos, base, "tree node");
+        loop {
+            while self.left == 0 {
+                if self.list >= 1 {
+                    self.list = 2;
+                    self.pos = d.pos();
+                    return Ok(());
+                }
+                self.left = d.count(MIN_RECORD)?;
+                self.list = 1;
+            }
+            at(sink, d.pos());
+            visit_drawable(&mut d, sink)?;
+            self.left -= 1;
+        }
+    }
+}
+
 /// What to decode from a node block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeParts {
@@ -228,7 +269,7 @@ mod tests {
     //! for every record, and the errors must be the same.
     use super::super::bytes::Decoder;
     use super::super::header::BlockPtr;
-    use super::super::record::KeyOf;
+    use super::super::record::{KeyOf, PrimRef};
     use super::*;
     use proptest::prelude::*;
 
@@ -304,7 +345,74 @@ mod tests {
             .collect()
     }
 
+    /// Every sink call, a primitive's box as bits (NaN times).
+    #[derive(Default)]
+    struct Calls(Vec<(bool, i32, u64, u64, usize)>);
+
+    impl RecordSink for Calls {
+        fn composite(&mut self, category: i32, _info: &[u8], members: usize) {
+            self.0.push((true, category, 0, 0, members));
+        }
+        fn primitive(&mut self, p: &PrimRef<'_>, member: bool) {
+            let b = (p.tbox.start.to_bits(), p.tbox.end.to_bits());
+            self.0
+                .push((false, p.category, b.0, b.1, usize::from(member)));
+        }
+    }
+
     proptest! {
+        /// `run` makes the sink calls of `next` record by record, with the
+        /// same error, and hands over each record's tag offset.
+        #[test]
+        fn run_equals_next(
+            a in proptest::collection::vec(drawable(), 0..20),
+            b in proptest::collection::vec(drawable(), 0..20),
+            edit in any::<Option<(prop::sample::Index, u8)>>(),
+            cut in any::<Option<prop::sample::Index>>(),
+        ) {
+            let entry = DirEntry {
+                id: NodeId { depth: 0, xpos: 0 },
+                time_box: TimeBox::new(0.0, 1.0),
+                ptr: BlockPtr::new(0, 0),
+            };
+            let mut block = Vec::new();
+            encode_node(&mut block, &entry, a.len(), a.iter(), b.len(), b.iter(), &[]);
+            let keys = scan_node(&block, 0).map(|l| {
+                l.nestless.iter().chain(&l.nestable).map(|k| k.offset as usize).collect::<Vec<_>>()
+            });
+            if let Some((i, v)) = edit {
+                let i = i.index(block.len());
+                block[i] = v;
+            }
+            if let Some(c) = cut {
+                let c = c.index(block.len() + 1);
+                block.truncate(c);
+            }
+            let Ok(walk) = RecordWalk::new(&block, 0) else {
+                return Ok(());
+            };
+            let (mut by_next, mut by_run) = (Calls::default(), Calls::default());
+            let mut w = walk;
+            let next = loop {
+                match w.next(&block, 0, &mut by_next) {
+                    Ok(true) => {}
+                    Ok(false) => break Ok(()),
+                    Err(e) => break Err(e.to_string()),
+                }
+            };
+            let mut offsets = Vec::new();
+            let mut w = walk;
+            let run = w
+                .run(&block, 0, &mut by_run, |_, at| offsets.push(at))
+                .map_err(|e| e.to_string());
+            prop_assert_eq!(&run, &next);
+            prop_assert_eq!(by_run.0, by_next.0);
+            if edit.is_none() && cut.is_none() {
+                prop_assert_eq!(Ok(offsets), keys.map_err(|e| e.to_string()));
+                prop_assert!(run.is_ok());
+            }
+        }
+
         #[test]
         fn fast_scan_equals_checked_scan(
             a in proptest::collection::vec(drawable(), 0..30),
