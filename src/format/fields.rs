@@ -343,9 +343,10 @@ impl<'a> Split<'a> {
     /// per stream a count, a byte width and which of its planes are noise,
     /// then the planes that are not — these go to `out`, for zlib — and the
     /// info bytes last; the noise planes go to `raw`, stored as they are
-    /// (zlib would spend time on them for nothing). Returns the value
+    /// (zlib would spend time on them for nothing); `noise` is the cut in
+    /// bits per byte (`planes::noise_bits` of the level). Returns the value
     /// vectors for reuse.
-    pub fn finish(mut self, out: &mut Vec<u8>, raw: &mut Vec<u8>) -> Result<Values> {
+    pub fn finish(mut self, out: &mut Vec<u8>, raw: &mut Vec<u8>, noise: f64) -> Result<Values> {
         if self.pos != self.plain.len() {
             return Err(short());
         }
@@ -374,15 +375,15 @@ impl<'a> Split<'a> {
             for k in 0..width {
                 // Straight into `out`; moved to `raw` if it is noise, or
                 // coded as its exceptions if it is nearly constant. A plane
-                // with two bits that never change holds at most 64 distinct
-                // bytes, too few for noise (`is_noise`): no histogram.
+                // with k varying bits holds at most 2^k distinct bytes, an
+                // entropy of at most k bits: no histogram unless k > `noise`.
                 let at = out.len();
                 out.resize(at + v.len(), 0);
                 split_plane(&mut out[at..], v, 8 * k as u32);
                 let varying = ((all ^ same) >> (8 * k)) as u8;
                 if sparse(out, at, varying == 0, &mut scratch) {
                     out[mask_at + 1] |= 1 << k;
-                } else if varying.count_ones() >= 7 && is_noise(&out[at..]) {
+                } else if f64::from(varying.count_ones()) > noise && is_noise(&out[at..], noise) {
                     out[mask_at] |= 1 << k;
                     raw.extend_from_slice(&out[at..]);
                     out.truncate(at);
@@ -858,6 +859,7 @@ impl Fields for Join<'_> {
 mod keyed;
 mod planes;
 pub(crate) use keyed::join_drawables_keyed;
+pub(crate) use planes::noise_bits;
 use planes::{
     fill_sparse, is_noise, join_planes, put_varint, sparse, split_plane, varint, SPARSE_FLAG,
 };

@@ -121,9 +121,9 @@ fn plane_of<const K: u32>(out: &mut [u8], v: &[u64]) {
 }
 
 /// A plane of at least 256 bytes whose byte histogram is flat enough (an
-/// order-0 entropy above [`NOISE_BITS`]): the low bytes of times, random
-/// payloads.
-pub(super) fn is_noise(plane: &[u8]) -> bool {
+/// order-0 entropy above `bits`, [`noise_bits`] of the level): the low
+/// bytes of times, random payloads.
+pub(super) fn is_noise(plane: &[u8], bits: f64) -> bool {
     if plane.len() < 256 {
         return false;
     }
@@ -157,9 +157,9 @@ pub(super) fn is_noise(plane: &[u8]) -> bool {
             *c += x;
         }
     }
-    // Entropy is at most log2 of the distinct values: fewer than
-    // 2^NOISE_BITS (90.5) cannot be noise, and need no logarithms.
-    if counts.iter().filter(|&&c| c > 0).count() <= 90 {
+    // Entropy is at most log2 of the distinct values: no more than
+    // 2^bits (32 or 90.5) cannot be noise, and need no logarithms.
+    if counts.iter().filter(|&&c| c > 0).count() as f64 <= bits.exp2() {
         return false;
     }
     // H = log2 n - (1/n) Σ c log2 c, with c log2 c from a table for the
@@ -174,17 +174,35 @@ pub(super) fn is_noise(plane: &[u8]) -> bool {
             None => c as f64 * (c as f64).log2(),
         })
         .sum();
-    n.log2() - sum / n > NOISE_BITS
+    n.log2() - sum / n > bits
 }
 
 /// The order-0 entropy (bits per byte) above which a plane is stored
-/// rather than deflated. Measured (BENCHMARKS.md, "Writing"): from 7.5 down
-/// to 6.5 the files get *smaller* (10M synthetic 0.346 -> 0.342x, 1M text
-/// trace 15.90 -> 15.68 MB) and the writer cheaper (callgrind, `bench write
-/// 300000 --compress`, -6 %): such a plane sits in one deflate block with
-/// the skewed planes around it, and sharing their Huffman codes costs more
-/// than its skew saves. Below 6.3 the files grow again.
+/// rather than deflated, at levels above the fastest. Measured (BENCHMARKS.md,
+/// "Writing"): from 7.5 down to 6.5 the files get *smaller* (10M synthetic
+/// 0.346 -> 0.342x, 1M text trace 15.90 -> 15.68 MB) and the writer cheaper
+/// (callgrind, `bench write 300000 --compress`, -6 %): such a plane sits in
+/// one deflate block with the skewed planes around it, and sharing their
+/// Huffman codes costs more than its skew saves. Below 6.3 the files grow
+/// again.
 pub(super) const NOISE_BITS: f64 = 6.5;
+
+/// The cut at the fastest level (the default): planes above 5 bits are
+/// stored too. Measured on the 1M text trace: the compressed conversion
+/// takes 10 % less CPU (farm-bench, 15 pairs: 0.276 -> 0.247 CPU-s) for
+/// 0.8 % more bytes (15.63 -> 15.76 MB); the 10M synthetic stays 0.342x
+/// (0.341x at 6.5), an MPE-style CLOG2 log 0.038x. Cuts of 4.5 and 4.0 save
+/// no more CPU.
+pub(super) const FAST_NOISE_BITS: f64 = 5.0;
+
+/// The noise cut of a compression level (see the two constants).
+pub(crate) fn noise_bits(level: u32) -> f64 {
+    if level <= crate::format::packed::MIN_LEVEL {
+        FAST_NOISE_BITS
+    } else {
+        NOISE_BITS
+    }
+}
 
 /// `c log2 c` for the counts below 1024 (0 for 0).
 fn c_log2_c() -> &'static [f64; 1024] {

@@ -163,7 +163,8 @@ fn split(plain: &[u8], stubs: bool, by_field: bool) -> Option<(Vec<u8>, Vec<u8>)
     };
     walked.ok()?;
     let (mut out, mut raw) = (Vec::new(), Vec::new());
-    s.finish(&mut out, &mut raw).ok()?;
+    s.finish(&mut out, &mut raw, super::planes::NOISE_BITS)
+        .ok()?;
     Some((out, raw))
 }
 
