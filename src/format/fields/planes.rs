@@ -36,31 +36,45 @@ pub(super) fn sparse(out: &mut Vec<u8>, at: usize, constant: bool, scratch: &mut
         return false;
     };
     let limit = plane.len() / 32;
-    if !constant {
+    scratch.clear();
+    scratch.push(base);
+    if constant {
+        put_varint(scratch, 0);
+    } else {
         // A quick look at the first bytes, then the whole count (a loop
         // the compiler vectorises).
         let head = &plane[..plane.len().min(64)];
-        if head.iter().filter(|&&b| b != base).count() > 2
-            || plane.iter().filter(|&&b| b != base).count() > limit
-        {
+        if head.iter().filter(|&&b| b != base).count() > 2 {
             return false;
         }
-    }
-    scratch.clear();
-    scratch.push(base);
-    let count = if constant {
-        0
-    } else {
-        plane.iter().filter(|&&b| b != base).count()
-    };
-    put_varint(scratch, count as u64);
-    let mut next = 0usize;
-    for (i, &b) in plane.iter().enumerate() {
-        if b != base {
-            put_varint(scratch, (i - next) as u64);
-            scratch.push(b);
-            next = i + 1;
+        let count = plane.iter().filter(|&&b| b != base).count();
+        if count > limit {
+            return false;
         }
+        put_varint(scratch, count as u64);
+        // The exceptions, eight bytes at a time: a word equal to the base
+        // repeated holds none (most words of a sparse plane).
+        let fill = u64::from_ne_bytes([base; 8]);
+        let mut next = 0usize;
+        let mut put = |from: usize, bytes: &[u8]| {
+            for (k, &b) in bytes.iter().enumerate() {
+                if b != base {
+                    put_varint(scratch, (from + k - next) as u64);
+                    scratch.push(b);
+                    next = from + k + 1;
+                }
+            }
+        };
+        let mut words = plane.chunks_exact(8);
+        let mut i = 0usize;
+        for w in &mut words {
+            let word = u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            if word != fill {
+                put(i, w);
+            }
+            i += 8;
+        }
+        put(i, words.remainder());
     }
     out.truncate(at);
     out.extend_from_slice(scratch);
