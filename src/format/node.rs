@@ -360,6 +360,26 @@ mod tests {
         }
     }
 
+    /// A node at the origin holding `a` (nestless) and `b` (nestable).
+    fn node_block(a: &[Drawable], b: &[Drawable]) -> Vec<u8> {
+        let entry = DirEntry {
+            id: NodeId { depth: 0, xpos: 0 },
+            time_box: TimeBox::new(0.0, 1.0),
+            ptr: BlockPtr::new(0, 0),
+        };
+        let mut block = Vec::new();
+        encode_node(
+            &mut block,
+            &entry,
+            a.len(),
+            a.iter(),
+            b.len(),
+            b.iter(),
+            &[],
+        );
+        block
+    }
+
     proptest! {
         /// `run` makes the sink calls of `next` record by record, with the
         /// same error, and hands over each record's tag offset.
@@ -370,13 +390,7 @@ mod tests {
             edit in any::<Option<(prop::sample::Index, u8)>>(),
             cut in any::<Option<prop::sample::Index>>(),
         ) {
-            let entry = DirEntry {
-                id: NodeId { depth: 0, xpos: 0 },
-                time_box: TimeBox::new(0.0, 1.0),
-                ptr: BlockPtr::new(0, 0),
-            };
-            let mut block = Vec::new();
-            encode_node(&mut block, &entry, a.len(), a.iter(), b.len(), b.iter(), &[]);
+            let mut block = node_block(&a, &b);
             let keys = scan_node(&block, 0).map(|l| {
                 l.nestless.iter().chain(&l.nestable).map(|k| k.offset as usize).collect::<Vec<_>>()
             });
@@ -420,13 +434,7 @@ mod tests {
             edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
             cut in any::<Option<prop::sample::Index>>(),
         ) {
-            let entry = DirEntry {
-                id: NodeId { depth: 0, xpos: 0 },
-                time_box: TimeBox::new(0.0, 1.0),
-                ptr: BlockPtr::new(0, 0),
-            };
-            let mut block = Vec::new();
-            encode_node(&mut block, &entry, a.len(), a.iter(), b.len(), b.iter(), &[]);
+            let mut block = node_block(&a, &b);
             let valid = block.clone();
             for (i, v) in &edits {
                 let i = i.index(block.len());
