@@ -344,7 +344,7 @@ impl<'a> Split<'a> {
     /// then the planes that are not — these go to `out`, for zlib — and the
     /// info bytes last; the noise planes go to `raw`, stored as they are
     /// (zlib would spend time on them for nothing); `noise` is the cut in
-    /// bits per byte (`planes::noise_bits` of the level). Returns the value
+    /// bits per byte (`planes::noise_bits`). Returns the value
     /// vectors for reuse.
     pub fn finish(mut self, out: &mut Vec<u8>, raw: &mut Vec<u8>, noise: f64) -> Result<Values> {
         if self.pos != self.plain.len() {

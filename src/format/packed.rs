@@ -461,9 +461,11 @@ impl Packer {
         let mut streams = std::mem::take(&mut self.streams);
         self.raw.clear();
         if let Ok(split) = walked {
-            if let Ok(values) =
-                split.finish(&mut streams, &mut self.raw, fields::noise_bits(self.level))
-            {
+            if let Ok(values) = split.finish(
+                &mut streams,
+                &mut self.raw,
+                fields::noise_bits(self.level <= MIN_LEVEL),
+            ) {
                 self.values = values;
                 if streams.len() <= i32::MAX as usize {
                     out.extend_from_slice(&(streams.len() as i32).to_be_bytes());

@@ -209,9 +209,9 @@ pub(super) const NOISE_BITS: f64 = 6.5;
 /// no more CPU.
 pub(super) const FAST_NOISE_BITS: f64 = 5.0;
 
-/// The noise cut of a compression level (see the two constants).
-pub(crate) fn noise_bits(level: u32) -> f64 {
-    if level <= crate::format::packed::MIN_LEVEL {
+/// The noise cut (see the two constants): `fast` at the fastest level.
+pub(crate) fn noise_bits(fast: bool) -> f64 {
+    if fast {
         FAST_NOISE_BITS
     } else {
         NOISE_BITS
