@@ -137,6 +137,31 @@ fn write(
     common::write_on_six_lines(groups.into_iter().flatten().collect(), cats(), leaf, nc)
 }
 
+/// A file written from `groups`, opened, and what the brute force needs of
+/// it: its primitives, composites and each primitive's parent.
+struct Written {
+    _dir: tempfile::TempDir,
+    f: Slog2File,
+    prims: Vec<P>,
+    comps: Vec<C>,
+    parents: Vec<Option<usize>>,
+}
+
+fn written(groups: Vec<Vec<Drawable>>, leaf: i32, nc: i16) -> Written {
+    let (_dir, path) = write(groups, leaf, nc);
+    let f = Slog2File::open(&path).unwrap();
+    let back: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
+    let (prims, comps) = flatten(&back);
+    let parents = brute_parents(&prims);
+    Written {
+        _dir,
+        f,
+        prims,
+        comps,
+        parents,
+    }
+}
+
 /// A primitive as the brute force sees it.
 #[derive(Clone, Debug)]
 struct P {
@@ -374,11 +399,7 @@ proptest! {
         nc in 2i16..4,
         windows in proptest::collection::vec((0u32..1600, 0u32..1600, any::<bool>(), 0u32..1600), 1..4),
     ) {
-        let (_dir, path) = write(groups, leaf, nc);
-        let f = Slog2File::open(&path).unwrap();
-        let back: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
-        let (prims, comps) = flatten(&back);
-        let parents = brute_parents(&prims);
+        let Written { _dir, f, prims, comps, parents } = written(groups, leaf, nc);
         let opts = StatsOptions { wait: vec!["MPI_W*".into()] };
         let mut scopes = vec![Scope::whole(&f)];
         for &(a, len, clip, cut) in &windows {
@@ -515,11 +536,7 @@ proptest! {
         pick in proptest::collection::vec((any::<prop::sample::Index>(), any::<bool>()), 1..4),
         window in (0u32..1600, 0u32..1600, any::<bool>()),
     ) {
-        let (_dir, path) = write(groups, leaf, nc);
-        let f = Slog2File::open(&path).unwrap();
-        let back: Vec<Drawable> = f.drawables().collect::<Result<_>>().unwrap();
-        let (prims, comps) = flatten(&back);
-        let parents = brute_parents(&prims);
+        let Written { _dir, f, prims, comps, parents } = written(groups, leaf, nc);
         let opts = StatsOptions { wait: vec!["MPI_W*".into()] };
         let leaves: Vec<(f64, f64)> = f
             .directory()
