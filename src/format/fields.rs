@@ -382,7 +382,7 @@ impl<'a> Split<'a> {
                 // is above 5 bits (storing them: 0.038x -> 0.054x).
                 let at = out.len();
                 out.resize(at + v.len(), 0);
-                split_plane(&mut out[at..], v, 8 * k as u32);
+                split_plane(&mut out[at..], v, k);
                 let varying = ((all ^ same) >> (8 * k)) as u8;
                 if sparse(out, at, varying == 0, &mut scratch) {
                     out[mask_at + 1] |= 1 << k;

@@ -81,16 +81,16 @@ pub(super) fn sparse(out: &mut Vec<u8>, at: usize, constant: bool, scratch: &mut
     true
 }
 
-/// Byte plane `shift / 8` of the values `v` into `out` (as long): a loop
+/// Byte plane `k` (0: the lowest byte) of the values `v` into `out` (as long): a loop
 /// the compiler vectorises (`extend` with a `map` did not: a byte at a
 /// time, the pre-pass's largest loop).
-pub(super) fn split_plane(out: &mut [u8], v: &[u64], shift: u32) {
+pub(super) fn split_plane(out: &mut [u8], v: &[u64], k: usize) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { split_plane_avx2(out, v, shift) };
+        return unsafe { split_plane_avx2(out, v, k) };
     }
-    split_plane_any(out, v, shift)
+    split_plane_any(out, v, k)
 }
 
 /// [`split_plane`] compiled for AVX2.
@@ -99,13 +99,13 @@ pub(super) fn split_plane(out: &mut [u8], v: &[u64], shift: u32) {
 /// Only on a CPU with AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn split_plane_avx2(out: &mut [u8], v: &[u64], shift: u32) {
-    split_plane_any(out, v, shift)
+unsafe fn split_plane_avx2(out: &mut [u8], v: &[u64], k: usize) {
+    split_plane_any(out, v, k)
 }
 
 #[inline(always)]
-fn split_plane_any(out: &mut [u8], v: &[u64], shift: u32) {
-    match shift / 8 {
+fn split_plane_any(out: &mut [u8], v: &[u64], k: usize) {
+    match k {
         0 => plane_of::<0>(out, v),
         1 => plane_of::<1>(out, v),
         2 => plane_of::<2>(out, v),
