@@ -33,7 +33,7 @@ use super::idle::{idle_rows, wait_categories, IdleCell, IdleRow};
 use super::imbalance::{imbalance, ImbalanceMetric, ImbalanceRow};
 use super::keys::{file_keys, Keys, Table};
 use super::lookup::Lookup;
-use super::nest::{walk_nested_mode, NestVisitor, StateRef};
+use super::nest::{walk_nested_mode, NestVisitor, StateRef, NONE};
 use super::profile::{by_category, ProfileAcc, ProfileCell, ProfileRow};
 use super::scope::Scope;
 use super::walk::{CompositeRef, PrimitiveRef};
@@ -191,7 +191,7 @@ struct Ctx<'a> {
 #[derive(Clone, Copy)]
 struct PrimMemo<'a> {
     category: i32,
-    /// Among the profile's categories (`u32::MAX`: undeclared).
+    /// Among the profile's categories (`NONE`: undeclared).
     cpos: u32,
     /// Among the matrix's arrow categories.
     apos: Option<usize>,
@@ -254,7 +254,7 @@ impl<'a> Acc<'a> {
                 .table
                 .cats
                 .get(category)
-                .map_or(u32::MAX, |c| c as u32),
+                .map_or(NONE, |c| c as u32),
             apos: self.comm.category_pos(category),
             size: self.ctx.sizes.get(category),
         };
@@ -289,13 +289,11 @@ impl<'a> Acc<'a> {
     }
 }
 
-const NONE: u32 = u32::MAX;
-
 impl Acc<'_> {
     #[inline(never)]
     fn state_general(&mut self, s: &StateRef) {
         let d = s.duration;
-        let lp = (s.line_pos != u32::MAX).then_some(s.line_pos as usize);
+        let lp = (s.line_pos != NONE).then_some(s.line_pos as usize);
         self.see(lp, s.line);
         let t = &mut self.profile.table;
         let i = t.index_of(lp, s.cat_pos);
