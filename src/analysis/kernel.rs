@@ -243,6 +243,13 @@ fn max_plus_impl(a: &[f64], b: &[f64]) -> f64 {
 /// are kept in registers while a column is computed.
 pub(crate) const TILE: usize = 16;
 
+/// Columns at the start of a tile whose upper 8 lanes are `-inf`: the
+/// folds of [`segment_cols`] read a tile's own columns from its first, and
+/// `val(i, c)` is `-inf` for `c < i`, so column `i0 + t` holds values only
+/// in lanes `0..=t`. The AVX-512 folds skip the upper register there (an
+/// eighth of the fold's work at N = 100; `max` with `-inf` changes nothing).
+const HEAD: usize = 8;
+
 multiversion! {
     /// The best segmentation value of every interval: `val(i, j) = max(a(i,
     /// j), max_{c in i+1..=j} val(i, c-1) + a(c, j))` for all `i <= j < n`.
@@ -353,6 +360,20 @@ unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
         let mut o0 = _mm512_set1_pd(f64::NEG_INFINITY);
         let mut o1 = o0;
         let mut t = 0;
+        // The tile's first 8 columns: the upper lanes are -inf ([`HEAD`]).
+        let head = m.min(HEAD);
+        while t + 2 <= head {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            let b1 = _mm512_set1_pd(*b.get_unchecked(t + 1));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(p.add(t * TILE)), b0));
+            o0 = _mm512_max_pd(o0, _mm512_add_pd(_mm512_loadu_pd(p.add((t + 1) * TILE)), b1));
+            t += 2;
+        }
+        if t < head {
+            let b0 = _mm512_set1_pd(*b.get_unchecked(t));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(p.add(t * TILE)), b0));
+            t += 1;
+        }
         while t + 2 <= m {
             let b0 = _mm512_set1_pd(*b.get_unchecked(t));
             let b1 = _mm512_set1_pd(*b.get_unchecked(t + 1));
@@ -449,6 +470,29 @@ unsafe fn fold2_avx512(
         let mut f1 = _mm512_loadu_pd(acc1.as_ptr().add(8));
         let (mut g0, mut g1, mut h0, mut h1) = (ninf, ninf, ninf, ninf);
         let mut t = 0;
+        // The tile's first 8 columns: the upper lanes are -inf ([`HEAD`]).
+        let head = m.min(HEAD);
+        while t + 2 <= head {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let x1 = _mm512_set1_pd(*b0.get_unchecked(t + 1));
+            let y1 = _mm512_set1_pd(*b1.get_unchecked(t + 1));
+            let v0 = _mm512_loadu_pd(p.add(t * TILE));
+            let w0 = _mm512_loadu_pd(p.add((t + 1) * TILE));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            g0 = _mm512_max_pd(g0, _mm512_add_pd(w0, x1));
+            h0 = _mm512_max_pd(h0, _mm512_add_pd(w0, y1));
+            t += 2;
+        }
+        if t < head {
+            let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
+            let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
+            let v0 = _mm512_loadu_pd(p.add(t * TILE));
+            e0 = _mm512_max_pd(e0, _mm512_add_pd(v0, x0));
+            f0 = _mm512_max_pd(f0, _mm512_add_pd(v0, y0));
+            t += 1;
+        }
         while t + 2 <= m {
             let x0 = _mm512_set1_pd(*b0.get_unchecked(t));
             let y0 = _mm512_set1_pd(*b1.get_unchecked(t));
