@@ -269,21 +269,86 @@ multiversion! {
     /// nothing, so no lane needs a mask.
     fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64]
-    ) => segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar),
+    ) => segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar, |_, _, _| {}),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
             unsafe { fold_avx2(acc, b, v) }
         }, |acc0, acc1, b0, b1, v| {
             // SAFETY: as above.
             unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
-        }),
+        }, |_, _, _| {}),
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
             unsafe { fold_avx512(acc, b, v) }
         }, |acc0, acc1, b0, b1, v| {
             // SAFETY: as above.
             unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
+        }, |_, _, _| {})
+}
+
+multiversion! {
+    /// [`segment_cols`] of a leaf, whose values are only needed summed into
+    /// its parent's square and, for the first row, kept: each tile's
+    /// column goes into `parent` (a square of `a`'s layout) as it is made,
+    /// added or copied (`first`) (a parent's sum of its children, in the children's order),
+    /// and `row[j] = val(0, j)`. The same values as [`segment_cols`],
+    /// added as they are made instead of read back from `val` afterwards.
+    #[allow(clippy::too_many_arguments)]
+    fn segment_leaf / segment_leaf_avx2 / segment_leaf_avx512 (
+        a: &[f64], n: usize, np: usize, val: &mut [f64], parent: &mut [f64], first: bool,
+        row: &mut [f64]
+    ) => {
+        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar, |i0, j, x| {
+            put_tile(parent, row, np, i0, j, x, first)
         })
+    },
+    {
+        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        segment_cols_impl(a, n, np, val, |acc, b, v| {
+            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
+            unsafe { fold_avx2(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
+        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first))
+    },
+    {
+        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        segment_cols_impl(a, n, np, val, |acc, b, v| {
+            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
+            unsafe { fold_avx512(acc, b, v) }
+        }, |acc0, acc1, b0, b1, v| {
+            // SAFETY: as above.
+            unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
+        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first))
+    }
+}
+
+/// [`segment_leaf`]'s output of one tile's column (`i0`, `j`).
+#[inline(always)]
+fn put_tile(
+    parent: &mut [f64],
+    row: &mut [f64],
+    np: usize,
+    i0: usize,
+    j: usize,
+    x: &[f64; TILE],
+    first: bool,
+) {
+    let dst: &mut [f64; TILE] = (&mut parent[j * np + i0..j * np + i0 + TILE])
+        .try_into()
+        .expect("a tile");
+    if first {
+        *dst = *x;
+    } else {
+        for (d, y) in dst.iter_mut().zip(x) {
+            *d += y;
+        }
+    }
+    if i0 == 0 {
+        row[j] = x[0];
+    }
 }
 
 /// `acc[k] = max(acc[k], max_t v[t][k] + b[t])` over the columns `v` (each
@@ -366,7 +431,10 @@ unsafe fn fold_avx512(acc: &mut [f64; TILE], b: &[f64], v: &[f64]) {
             let b0 = _mm512_set1_pd(*b.get_unchecked(t));
             let b1 = _mm512_set1_pd(*b.get_unchecked(t + 1));
             e0 = _mm512_max_pd(e0, _mm512_add_pd(_mm512_loadu_pd(p.add(t * TILE)), b0));
-            o0 = _mm512_max_pd(o0, _mm512_add_pd(_mm512_loadu_pd(p.add((t + 1) * TILE)), b1));
+            o0 = _mm512_max_pd(
+                o0,
+                _mm512_add_pd(_mm512_loadu_pd(p.add((t + 1) * TILE)), b1),
+            );
             t += 2;
         }
         if t < head {
@@ -537,6 +605,7 @@ fn segment_cols_impl(
     val: &mut [f64],
     fold: impl Fn(&mut [f64; TILE], &[f64], &[f64]),
     fold2: impl Fn(&mut [f64; TILE], &mut [f64; TILE], &[f64], &[f64], &[f64]),
+    mut out: impl FnMut(usize, usize, &[f64; TILE]),
 ) {
     let tiles = n.div_ceil(TILE);
     assert!(
@@ -566,6 +635,8 @@ fn segment_cols_impl(
                 *y = if x > *y { x } else { *y };
             }
             rest[TILE..2 * TILE].copy_from_slice(&acc1);
+            out(i0, j, &acc0);
+            out(i0, j + 1, &acc1);
             j += 2;
         }
         if j < n {
@@ -576,6 +647,7 @@ fn segment_cols_impl(
             let (done, rest) = tile.split_at_mut(j * TILE);
             fold(&mut acc, &col[i0 + 1..=j], &done[i0 * TILE..]);
             rest[..TILE].copy_from_slice(&acc);
+            out(i0, j, &acc);
         }
     }
 }
@@ -749,41 +821,6 @@ fn block_square_impl(
             let g: &[f64; CHUNK] = g.try_into().expect("a chunk");
             let l: &[f64; CHUNK] = l.try_into().expect("a chunk");
             chunk(x, g, l, pqc, len - c * CHUNK, kids);
-        }
-    }
-}
-
-multiversion! {
-    /// Add a node's values in [`segment_cols`]' tile-major layout (`val`)
-    /// into a square of the programme's layout (`a(i, j)` at `j * np + i`),
-    /// or copy them (`first`): a parent's sum of its children, tile by tile
-    /// (rows past the diagonal are `-inf` in both).
-    fn add_tiles / add_tiles_avx2 / add_tiles_avx512 (
-        a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool
-    ) => add_tiles_impl(a, val, n, np, first),
-        add_tiles_impl(a, val, n, np, first),
-        add_tiles_impl(a, val, n, np, first)
-}
-
-#[inline(always)]
-fn add_tiles_impl(a: &mut [f64], val: &[f64], n: usize, np: usize, first: bool) {
-    let tiles = n.div_ceil(TILE);
-    assert!(
-        np >= tiles * TILE && a.len() >= np * n && val.len() >= tiles * n * TILE,
-        "add_tiles: {n} slices in squares of {np}"
-    );
-    for t in 0..tiles {
-        let i0 = t * TILE;
-        for j in i0..n {
-            let src = &val[(t * n + j) * TILE..][..TILE];
-            let dst = &mut a[j * np + i0..][..TILE];
-            if first {
-                dst.copy_from_slice(src);
-            } else {
-                for (d, x) in dst.iter_mut().zip(src) {
-                    *d += x;
-                }
-            }
         }
     }
 }

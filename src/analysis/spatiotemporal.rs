@@ -30,8 +30,8 @@
 //! loaded and stored its candidates every four rows; the p-curve of the LU
 //! case took 3.8 CPU s with it, 2.3 with this one, both AVX2). A **leaf**
 //! has no table: its programme runs inside its parent's task and its
-//! values go from the kernel's buffer into the parent's sums
-//! (`kernel::add_tiles`); only its first row is kept. The decisions (where
+//! values go into the parent's sums as the kernel makes them
+//! (`kernel::segment_leaf`); only its first row is kept. The decisions (where
 //! each block starts, whether it is one part) are not stored: the
 //! reconstruction finds them again from the kept values by the same
 //! additions, for the few cells the best partition goes through, and a
@@ -67,7 +67,7 @@ use super::criterion::{Criterion, Part, Partition};
 use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
-    add_interval_xlog2x, add_tiles, add_to, block_square, end_tri, segment_cols, xlog2x,
+    add_interval_xlog2x, add_to, block_square, end_tri, segment_cols, segment_leaf, xlog2x,
     IntervalScratch, CHUNK, TILE,
 };
 use super::temporal::gain_loss;
@@ -394,11 +394,10 @@ impl SpatioTemporalQualities {
                     }
                     continue;
                 }
-                self.leaf_dp(c, &crits[o.b], &mut s.leaf_a, &mut s.leaf_val);
-                add_tiles(a, &s.leaf_val, n, np, k == 0);
-                for (j, x) in o.rows[k * n..(k + 1) * n].iter_mut().enumerate() {
-                    *x = s.leaf_val[j * TILE];
-                }
+                self.leaf_dp(c, &crits[o.b], &mut s.leaf_a);
+                s.leaf_val.resize(tiles * n * TILE, 0.0);
+                let row = &mut o.rows[k * n..(k + 1) * n];
+                segment_leaf(&s.leaf_a, n, np, &mut s.leaf_val, a, k == 0, row);
             }
         }
         for (o, a) in mine.iter_mut().zip(&mut s.a) {
@@ -435,9 +434,9 @@ impl SpatioTemporalQualities {
         }
     }
 
-    /// A leaf's `best(h, ·, ·)` in the kernel's layout (tile-major, into
-    /// `val`), its block values built in `a`.
-    fn leaf_dp(&self, h: usize, crit: &Criterion, a: &mut Vec<f64>, val: &mut Vec<f64>) {
+    /// A leaf's block values in the kernel's square `a` ([`segment_leaf`]
+    /// makes its values from them).
+    fn leaf_dp(&self, h: usize, crit: &Criterion, a: &mut Vec<f64>) {
         let n = self.n;
         let np = n.div_ceil(TILE) * TILE;
         if a.len() != np * n {
@@ -446,7 +445,5 @@ impl SpatioTemporalQualities {
         }
         let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
         block_square(a, &self.gain[h], &self.loss[h], n, np, pqc, false);
-        val.resize(n.div_ceil(TILE) * n * TILE, 0.0);
-        segment_cols(a, n, np, val);
     }
 }

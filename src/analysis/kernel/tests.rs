@@ -111,7 +111,9 @@ fn segment_cols_is_the_pull_recurrence() {
             let mut val = vec![0.0; tiles * n * TILE];
             match version {
                 0 => segment_cols(&a, n, np, &mut val),
-                1 => segment_cols_impl(&a, n, np, &mut val, fold_scalar, fold2_scalar),
+                1 => {
+                    segment_cols_impl(&a, n, np, &mut val, fold_scalar, fold2_scalar, |_, _, _| {})
+                }
                 // The AVX2 build where the dispatch picks AVX-512.
                 #[cfg(target_arch = "x86_64")]
                 _ if avx2() => {
@@ -135,7 +137,7 @@ fn segment_cols_is_the_pull_recurrence() {
 }
 
 #[test]
-fn block_square_segment_row_and_add_tiles_match_brute_force() {
+fn block_square_segment_row_and_segment_leaf_match_brute_force() {
     for n in 1..40usize {
         let np = n.div_ceil(TILE) * TILE;
         let m = end_tri(n);
@@ -195,15 +197,23 @@ fn block_square_segment_row_and_add_tiles_match_brute_force() {
             }
             let mut val = vec![0.0; tiles * n * TILE];
             segment_cols(&a, n, np, &mut val);
+            // A leaf's values summed into its parent's square twice (copied,
+            // then added), its first row kept.
             let mut sum = vec![f64::NEG_INFINITY; np * n];
-            add_tiles(&mut sum, &val, n, np, true);
-            add_tiles_impl(&mut sum, &val, n, np, false);
+            let mut leaf_val = vec![0.0; tiles * n * TILE];
+            let mut first_row = vec![0.0; n];
+            segment_leaf(&a, n, np, &mut leaf_val, &mut sum, true, &mut first_row);
+            segment_leaf(&a, n, np, &mut leaf_val, &mut sum, false, &mut first_row);
+            assert_eq!(leaf_val, val);
             let mut row = Vec::new();
             for i in 0..n {
                 for j in i..n {
                     let w = want[end_tri(j) + i];
                     assert_eq!(val[((i / TILE) * n + j) * TILE + i % TILE], w);
                     assert_eq!(sum[j * np + i], w + w, "{n} ({i}, {j})");
+                    if i == 0 {
+                        assert_eq!(first_row[j], w, "row {n} (0, {j})");
+                    }
                     segment_row(&gain, &loss, i, j, pqc, &mut row);
                     assert_eq!(row.len(), j + 1 - i);
                     assert_eq!(row[j - i], w, "row {n} ({i}, {j})");
