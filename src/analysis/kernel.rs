@@ -296,37 +296,42 @@ multiversion! {
     #[allow(clippy::too_many_arguments)]
     fn segment_leaf / segment_leaf_avx2 / segment_leaf_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64], parent: &mut [f64], first: bool,
-        row: &mut [f64]
+        row: &mut [f64], ahead: [&[f64]; 2]
     ) => {
         assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        let mut q = 0;
         segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar, |i0, j, x| {
-            put_tile(parent, row, np, i0, j, x, first)
+            put_tile(parent, row, np, i0, j, x, first, ahead, &mut q)
         })
     },
     {
         assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        let mut q = 0;
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
             unsafe { fold_avx2(acc, b, v) }
         }, |acc0, acc1, b0, b1, v| {
             // SAFETY: as above.
             unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
-        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first))
+        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q))
     },
     {
         assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
+        let mut q = 0;
         segment_cols_impl(a, n, np, val, |acc, b, v| {
             // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
             unsafe { fold_avx512(acc, b, v) }
         }, |acc0, acc1, b0, b1, v| {
             // SAFETY: as above.
             unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
-        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first))
+        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q))
     }
 }
 
-/// [`segment_leaf`]'s output of one tile's column (`i0`, `j`).
+/// [`segment_leaf`]'s output of one tile's column (`i0`, `j`), the `q`-th;
+/// and two more cache lines of each of `ahead` asked for in L2.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn put_tile(
     parent: &mut [f64],
     row: &mut [f64],
@@ -335,7 +340,17 @@ fn put_tile(
     j: usize,
     x: &[f64; TILE],
     first: bool,
+    ahead: [&[f64]; 2],
+    q: &mut usize,
 ) {
+    for a in ahead {
+        for k in [2 * *q, 2 * *q + 1] {
+            if let Some(line) = a.get(k * 8) {
+                prefetch_l2(line);
+            }
+        }
+    }
+    *q += 1;
     let dst: &mut [f64; TILE] = (&mut parent[j * np + i0..j * np + i0 + TILE])
         .try_into()
         .expect("a tile");
@@ -874,6 +889,21 @@ fn segment_row_impl(
             .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a });
         row.push(if m > whole { m } else { whole });
     }
+}
+
+/// Ask for the cache line of `x` in L2 without waiting for it (a hint:
+/// nothing on other CPUs).
+#[inline(always)]
+fn prefetch_l2(x: &f64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and faults on no address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(
+            (x as *const f64).cast(),
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Start of row `j` of an end-major triangle (`(i, j)` at

@@ -379,7 +379,16 @@ impl SpatioTemporalQualities {
             }
         }
         let kids = &self.hierarchy.nodes[h].children;
+        // The qualities a task reads next (the next child's, then the
+        // node's own) are fetched into L2 while a leaf child's programmes
+        // run, a piece per `p` (read cold, they stalled the block values).
+        let pieces = mine.len();
         for (k, &c) in kids.iter().enumerate() {
+            let next = kids.get(k + 1).copied().unwrap_or(h);
+            let piece = |x: &[f64], b: usize| -> std::ops::Range<usize> {
+                let len = x.len().div_ceil(pieces);
+                (b * len).min(x.len())..((b + 1) * len).min(x.len())
+            };
             for (o, a) in mine.iter_mut().zip(&mut s.a) {
                 if self.stored(c) {
                     let best = &done[o.b].best[c];
@@ -397,7 +406,9 @@ impl SpatioTemporalQualities {
                 self.leaf_dp(c, &crits[o.b], &mut s.leaf_a);
                 s.leaf_val.resize(tiles * n * TILE, 0.0);
                 let row = &mut o.rows[k * n..(k + 1) * n];
-                segment_leaf(&s.leaf_a, n, np, &mut s.leaf_val, a, k == 0, row);
+                let (g, l) = (&self.gain[next], &self.loss[next]);
+                let ahead = [&g[piece(g, o.b % pieces)], &l[piece(l, o.b % pieces)]];
+                segment_leaf(&s.leaf_a, n, np, &mut s.leaf_val, a, k == 0, row, ahead);
             }
         }
         for (o, a) in mine.iter_mut().zip(&mut s.a) {

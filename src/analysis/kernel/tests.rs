@@ -202,8 +202,26 @@ fn block_square_segment_row_and_segment_leaf_match_brute_force() {
             let mut sum = vec![f64::NEG_INFINITY; np * n];
             let mut leaf_val = vec![0.0; tiles * n * TILE];
             let mut first_row = vec![0.0; n];
-            segment_leaf(&a, n, np, &mut leaf_val, &mut sum, true, &mut first_row);
-            segment_leaf(&a, n, np, &mut leaf_val, &mut sum, false, &mut first_row);
+            segment_leaf(
+                &a,
+                n,
+                np,
+                &mut leaf_val,
+                &mut sum,
+                true,
+                &mut first_row,
+                [&gain, &loss],
+            );
+            segment_leaf(
+                &a,
+                n,
+                np,
+                &mut leaf_val,
+                &mut sum,
+                false,
+                &mut first_row,
+                [&[], &[]],
+            );
             assert_eq!(leaf_val, val);
             let mut row = Vec::new();
             for i in 0..n {
