@@ -831,11 +831,18 @@ fn block_square_impl(
         let chunks = col
             .chunks_exact_mut(CHUNK)
             .zip(g.chunks_exact(CHUNK).zip(l.chunks_exact(CHUNK)));
+        // Whole chunks with every row live (the mask a constant), then the
+        // last one.
+        let full = len / CHUNK;
         for (c, (x, (g, l))) in chunks.enumerate() {
             let x: &mut [f64; CHUNK] = x.try_into().expect("a chunk");
             let g: &[f64; CHUNK] = g.try_into().expect("a chunk");
             let l: &[f64; CHUNK] = l.try_into().expect("a chunk");
-            chunk(x, g, l, pqc, len - c * CHUNK, kids);
+            if c < full {
+                chunk(x, g, l, pqc, CHUNK, kids);
+            } else {
+                chunk(x, g, l, pqc, len - c * CHUNK, kids);
+            }
         }
     }
 }
