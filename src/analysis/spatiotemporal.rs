@@ -107,6 +107,14 @@ struct Tables {
     rows: Vec<Vec<f64>>,
 }
 
+/// What [`SpatioTemporalQualities::best_many`] keeps from one batch to the
+/// next: the programme's tables and the reconstruction's lists.
+#[derive(Debug, Default)]
+struct Work {
+    tables: Vec<Tables>,
+    recon: reconstruct::Buffers,
+}
+
 /// One node's tables at one `p` of a batch (index `b`), taken out of
 /// [`Tables`] while its task fills them.
 #[derive(Debug)]
@@ -238,7 +246,7 @@ impl SpatioTemporalQualities {
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
         let nodes = self.hierarchy.len();
-        self.best_many(&[p], &mut Vec::new(), |pieces| {
+        self.best_many(&[p], &mut Work::default(), |pieces| {
             reconstruct::partition_of(pieces, nodes)
         })
         .pop()
@@ -250,12 +258,12 @@ impl SpatioTemporalQualities {
     /// (`best_many`), in tables reused from one batch to
     /// the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
-        let mut tables = Vec::new();
+        let mut work = Work::default();
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
             for batch in ps.chunks(BATCH) {
                 let nodes = self.hierarchy.len();
-                out.extend(self.best_many(batch, &mut tables, |pieces| {
+                out.extend(self.best_many(batch, &mut work, |pieces| {
                     reconstruct::summary_of(pieces, nodes)
                 }));
             }
@@ -283,9 +291,10 @@ impl SpatioTemporalQualities {
     fn best_many<S: Send>(
         &self,
         ps: &[f64],
-        tables: &mut Vec<Tables>,
+        work: &mut Work,
         finish: impl Fn(&[&[Part]]) -> S + Sync,
     ) -> Vec<S> {
+        let Work { tables, recon } = work;
         let scale = self.scale();
         let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
@@ -343,7 +352,7 @@ impl SpatioTemporalQualities {
                 }
             }
         }
-        self.reconstruct(&crits, tables, finish)
+        self.reconstruct(&crits, tables, recon, finish)
     }
 
     /// Node `h`'s programme at every `p` of its task (`mine`, indices into

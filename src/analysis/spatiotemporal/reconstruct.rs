@@ -35,6 +35,18 @@ use super::{SpatioTemporalQualities, Tables};
 /// (`(index of p, i, j)`): the parts of `best(node, i..=j)` to find.
 type Visit = (usize, usize, usize);
 
+/// The reconstruction's lists, kept from one batch to the next (the
+/// curve's): a batch of fine partitions fills some 10⁵ parts per `p`, and
+/// lists grown afresh each batch cost their copies on growth and, in a
+/// fresh process, a page fault per 4 KB.
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    /// Per `p`: phase 1's parts and its visits of the deferred nodes.
+    first: Vec<(Vec<Part>, Vec<Visit>)>,
+    /// Per node: its visits (phase 2), then per `p` the parts they found.
+    second: Vec<(Vec<Visit>, Vec<Vec<Part>>)>,
+}
+
 /// Where the reconstruction puts what it finds.
 struct Sink<'a> {
     parts: Vec<Part>,
@@ -93,17 +105,58 @@ pub(super) fn partition_of(pieces: &[&[Part]], nodes: usize) -> Partition {
 
 /// The curve's summary of the partition made of `pieces`: the sums of
 /// [`partition_of`] (the same order, so the same bits) without building
-/// its list of parts.
+/// its list of parts. The counting sort of [`by_node_then_time`] moves
+/// each part's gain and loss (not a reference to the part) into a list
+/// kept per thread (a batch's finest partitions have some 10⁵ parts: a
+/// fresh list is fresh pages), checks the order as it goes, and sums the
+/// list in order; any other order falls back to the sort.
 pub(super) fn summary_of(pieces: &[&[Part]], nodes: usize) -> Summary {
+    thread_local! {
+        static ORDER: std::cell::RefCell<(Vec<usize>, Vec<usize>, Vec<[f64; 2]>)> =
+            Default::default();
+    }
     if pieces.is_empty() {
         return Summary::of(&Partition::default());
     }
-    let order = by_node_then_time(pieces, nodes);
-    Summary {
-        gain: order.iter().map(|p| p.gain).sum(),
-        loss: order.iter().map(|p| p.loss).sum(),
-        parts: order.len(),
-    }
+    let sorted = ORDER.with_borrow_mut(|(start, last, order)| {
+        start.clear();
+        start.resize(nodes + 1, 0);
+        for p in pieces.iter().flat_map(|s| s.iter()) {
+            match p.node {
+                Some(h) if h < nodes => start[h + 1] += 1,
+                _ => return None,
+            }
+        }
+        for h in 0..nodes {
+            start[h + 1] += start[h];
+        }
+        last.clear();
+        last.resize(nodes, 0);
+        order.clear();
+        order.resize(start[nodes], [0.0; 2]);
+        for p in pieces.iter().rev().flat_map(|s| s.iter().rev()) {
+            let h = p.node.unwrap_or(0);
+            if p.first < last[h] {
+                return None;
+            }
+            last[h] = p.first;
+            order[start[h]] = [p.gain, p.loss];
+            start[h] += 1;
+        }
+        Some(Summary {
+            gain: order.iter().map(|p| p[0]).sum(),
+            loss: order.iter().map(|p| p[1]).sum(),
+            parts: order.len(),
+        })
+    });
+    sorted.unwrap_or_else(|| {
+        let order = by_node_then_time(pieces, nodes);
+        Summary {
+            gain: order.iter().map(|p| p.gain).sum(),
+            loss: order.iter().map(|p| p.loss).sum(),
+            parts: order.len(),
+        }
+    })
 }
 
 impl SpatioTemporalQualities {
@@ -116,6 +169,7 @@ impl SpatioTemporalQualities {
         &self,
         crits: &[Criterion],
         tables: &[Tables],
+        buffers: &mut Buffers,
         finish: impl Fn(&[&[Part]]) -> S + Sync,
     ) -> Vec<S> {
         let nodes = &self.hierarchy.nodes;
@@ -128,57 +182,70 @@ impl SpatioTemporalQualities {
                 node.parent.is_some() && node.children.iter().any(|&c| nodes[c].children.is_empty())
             })
             .collect();
-        let first: Vec<(Vec<Part>, Vec<Visit>)> = crits
-            .par_iter()
-            .zip(tables)
-            .map(|(crit, t)| {
+        let Buffers { first, second } = buffers;
+        if first.len() < crits.len() {
+            first.resize_with(crits.len(), Default::default);
+        }
+        let first = &mut first[..crits.len()];
+        first
+            .par_iter_mut()
+            .zip(crits.par_iter().zip(tables))
+            .for_each_init(Vec::new, |row, ((parts, visits), (crit, t))| {
+                parts.clear();
+                visits.clear();
                 let mut sink = Sink {
-                    parts: Vec::new(),
-                    visits: Some(Vec::new()),
+                    parts: std::mem::take(parts),
+                    visits: Some(std::mem::take(visits)),
                     defer: &defer,
-                    row: Vec::new(),
+                    row: std::mem::take(row),
                 };
                 self.collect(0, 0, self.n - 1, crit, t, &mut sink);
-                (sink.parts, sink.visits.unwrap_or_default())
-            })
-            .collect();
+                (*parts, *visits, *row) = (sink.parts, sink.visits.unwrap_or_default(), sink.row);
+            });
         // Each deferred node's visits: by `p`, each `p`'s in phase 1's order.
-        let mut by_node: Vec<Vec<Visit>> = vec![Vec::new(); nodes.len()];
+        second.resize_with(nodes.len(), Default::default);
+        for (visits, _) in second.iter_mut() {
+            visits.clear();
+        }
         for (b, (_, visits)) in first.iter().enumerate() {
             for &(h, i, j) in visits {
-                by_node[h].push((b, i, j));
+                second[h].0.push((b, i, j));
             }
         }
-        let groups: Vec<(usize, Vec<Visit>)> = by_node
-            .into_iter()
+        second
+            .par_iter_mut()
             .enumerate()
-            .filter(|(_, v)| !v.is_empty())
-            .collect();
-        let second: Vec<Vec<Vec<Part>>> = groups
-            .par_iter()
-            .map_init(Vec::new, |row, (h, visits)| {
-                let mut out = vec![Vec::new(); crits.len()];
+            .filter(|(_, (visits, _))| !visits.is_empty())
+            .for_each_init(Vec::new, |row, (h, (visits, out))| {
+                if out.len() < crits.len() {
+                    out.resize_with(crits.len(), Vec::new);
+                }
+                out.iter_mut().for_each(Vec::clear);
                 let mut sink = Sink {
                     parts: Vec::new(),
                     visits: None,
                     defer: &defer,
                     row: std::mem::take(row),
                 };
-                for &(b, i, j) in visits {
+                for &(b, i, j) in visits.iter() {
                     std::mem::swap(&mut sink.parts, &mut out[b]);
-                    self.collect(*h, i, j, &crits[b], &tables[b], &mut sink);
+                    self.collect(h, i, j, &crits[b], &tables[b], &mut sink);
                     std::mem::swap(&mut sink.parts, &mut out[b]);
                 }
                 *row = sink.row;
-                out
-            })
-            .collect();
+            });
+        let second: &[(Vec<Visit>, Vec<Vec<Part>>)] = second;
         first
-            .into_par_iter()
+            .par_iter()
             .enumerate()
             .map(|(b, (parts, _))| {
                 let pieces: Vec<&[Part]> = std::iter::once(&parts[..])
-                    .chain(second.iter().map(|s| &s[b][..]))
+                    .chain(
+                        second
+                            .iter()
+                            .filter(|(visits, _)| !visits.is_empty())
+                            .map(|(_, out)| &out[b][..]),
+                    )
                     .collect();
                 finish(&pieces)
             })
