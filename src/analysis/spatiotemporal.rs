@@ -56,6 +56,8 @@
 //! inner node and interval per `p` of a batch.
 //! Ocelotl advises N ≤ 30; [`MAX_NODE_INTERVALS`] bounds `nodes · N(N+1)/2`.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 mod reconstruct;
@@ -109,10 +111,35 @@ struct Tables {
 
 /// What [`SpatioTemporalQualities::best_many`] keeps from one batch to the
 /// next: the programme's tables and the reconstruction's lists.
+///
+/// The per-thread [`Scratch`]es too: a batch runs one programme per level
+/// of the hierarchy, and buffers made afresh for each (some 100 KB per `p`
+/// and square) are freed at the top of the heap, given back to the system
+/// and faulted in again by the next level.
 #[derive(Debug, Default)]
 struct Work {
     tables: Vec<Tables>,
     recon: reconstruct::Buffers,
+    scratch: Mutex<Vec<Scratch>>,
+}
+
+/// A [`Scratch`] lent from [`Work`]'s pool to one task of rayon's, given
+/// back when the task is done.
+struct Lent<'a>(Scratch, &'a Mutex<Vec<Scratch>>);
+
+impl<'a> From<&'a Mutex<Vec<Scratch>>> for Lent<'a> {
+    fn from(pool: &'a Mutex<Vec<Scratch>>) -> Lent<'a> {
+        let s = pool.lock().ok().and_then(|mut p| p.pop());
+        Lent(s.unwrap_or_default(), pool)
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut pool) = self.1.lock() {
+            pool.push(std::mem::take(&mut self.0));
+        }
+    }
 }
 
 /// One node's tables at one `p` of a batch (index `b`), taken out of
@@ -294,7 +321,11 @@ impl SpatioTemporalQualities {
         work: &mut Work,
         finish: impl Fn(&[&[Part]]) -> S + Sync,
     ) -> Vec<S> {
-        let Work { tables, recon } = work;
+        let Work {
+            tables,
+            recon,
+            scratch,
+        } = work;
         let scale = self.scale();
         let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
@@ -338,11 +369,10 @@ impl SpatioTemporalQualities {
                 }
             }
             let done: &[Tables] = tables;
-            tasks
-                .par_iter_mut()
-                .for_each_init(Scratch::default, |s, (h, mine)| {
-                    self.node_dp(*h, &crits, done, mine, s)
-                });
+            tasks.par_iter_mut().for_each_init(
+                || Lent::from(&*scratch),
+                |s, (h, mine)| self.node_dp(*h, &crits, done, mine, &mut s.0),
+            );
             for (h, mine) in tasks {
                 for o in mine {
                     let t = &mut tables[o.b];
