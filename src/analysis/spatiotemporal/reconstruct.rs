@@ -111,9 +111,11 @@ pub(super) fn partition_of(pieces: &[&[Part]], nodes: usize) -> Partition {
 /// fresh list is fresh pages), checks the order as it goes, and sums the
 /// list in order; any other order falls back to the sort.
 pub(super) fn summary_of(pieces: &[&[Part]], nodes: usize) -> Summary {
+    /// Per node: where its next part goes, and the start of its last;
+    /// the parts' gains and losses in order.
+    type Order = (Vec<usize>, Vec<usize>, Vec<[f64; 2]>);
     thread_local! {
-        static ORDER: std::cell::RefCell<(Vec<usize>, Vec<usize>, Vec<[f64; 2]>)> =
-            Default::default();
+        static ORDER: std::cell::RefCell<Order> = Default::default();
     }
     if pieces.is_empty() {
         return Summary::of(&Partition::default());
