@@ -299,15 +299,60 @@ impl SpatioTemporalQualities {
             // the one row computed again.
             Some(up) if i == 0 => {
                 let r = &tables.rows[up][self.slot[h] * n..][..=j];
-                self.collect_with(h, i, j, crit, tables, sink, |e| r[e]);
+                self.leaf_parts(h, i, j, crit, sink, |e| r[e]);
             }
             _ => {
                 let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
                 let mut r = std::mem::take(&mut sink.row);
                 segment_row(&self.gain[h], &self.loss[h], i, j, pqc, &mut r);
-                self.collect_with(h, i, j, crit, tables, sink, |e| r[e - i]);
+                self.leaf_parts(h, i, j, crit, sink, |e| r[e - i]);
                 sink.row = r;
             }
+        }
+    }
+
+    /// [`collect_with`](Self::collect_with) for a leaf under a parent:
+    /// every block is one part, so the search needs no children's sums
+    /// and the block values are read from the leaf's row of qualities
+    /// directly (the same values, the same first match from the right).
+    fn leaf_parts(
+        &self,
+        h: usize,
+        i: usize,
+        mut j: usize,
+        crit: &Criterion,
+        sink: &mut Sink,
+        best: impl Fn(usize) -> f64,
+    ) {
+        let (gain, loss) = (&self.gain[h], &self.loss[h]);
+        loop {
+            let r = end_tri(j);
+            let (g, l) = (&gain[r + i..=r + j], &loss[r + i..=r + j]);
+            let target = best(j);
+            let split = |c: usize| best(c - 1) + crit.value(g[c - i], l[c - i]);
+            let c = if crit.value(g[0], l[0]) >= target {
+                i
+            } else {
+                (i + 1..=j)
+                    .rev()
+                    .find(|&c| split(c) == target)
+                    .unwrap_or_else(|| {
+                        (i + 1..=j)
+                            .max_by(|&a, &b| split(a).total_cmp(&split(b)))
+                            .unwrap_or(j)
+                    })
+            };
+            sink.parts.push(Part {
+                node: Some(h),
+                first: c,
+                last: j,
+                gain: g[c - i],
+                loss: l[c - i],
+            });
+            if c == i {
+                return;
+            }
+            j = c - 1;
         }
     }
 
