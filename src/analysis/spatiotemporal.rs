@@ -44,8 +44,11 @@
 //! bisection together (up to `BATCH`): a task takes one node and each of
 //! its children in turn at every `p`, so the qualities of a node and its
 //! leaves are read from memory once per batch, not once per sample (16
-//! bytes per node-interval, more than the L3 for the LU case). Tables are
-//! reused from one batch to the next. Two ways to reuse values between the
+//! bytes per node-interval, more than the L3 for the LU case). Tables, the
+//! per-thread scratch buffers and the reconstruction's lists are reused
+//! from one batch to the next (`Work`): made afresh, they cost a copy per
+//! growth and, in a one-shot process, a page fault per 4 KB each time the
+//! allocator gives freed pages back. Two ways to reuse values between the
 //! samples (cells proved best over an interval of `p`) were measured and
 //! dropped (BENCHMARKS.md, "Overview").
 //!
