@@ -169,6 +169,25 @@ pub(super) fn summary_of(pieces: &[&[Part]], nodes: usize) -> Summary {
     })
 }
 
+/// Where the last block of `best(·, i..=j)` = `target` starts: `i` when
+/// one block (`whole`) makes the value, else the last start `c` whose
+/// `split(c)` (`best(i, c − 1)` + the block `c..=j`) is the value, found
+/// from the right (fine partitions end at once).
+#[inline(always)]
+fn block_start(i: usize, j: usize, whole: f64, target: f64, split: impl Fn(usize) -> f64) -> usize {
+    if whole >= target {
+        return i;
+    }
+    (i + 1..=j)
+        .rev()
+        .find(|&c| split(c) == target)
+        .unwrap_or_else(|| {
+            (i + 1..=j)
+                .max_by(|&a, &b| split(a).total_cmp(&split(b)))
+                .unwrap_or(j)
+        })
+}
+
 impl SpatioTemporalQualities {
     /// The best partitions of the programmes whose values are in `tables`
     /// (one per criterion), in the three phases of the module docs, each
@@ -338,18 +357,7 @@ impl SpatioTemporalQualities {
             let (g, l) = (&gain[r + i..=r + j], &loss[r + i..=r + j]);
             let target = best(j);
             let split = |c: usize| best(c - 1) + crit.value(g[c - i], l[c - i]);
-            let c = if crit.value(g[0], l[0]) >= target {
-                i
-            } else {
-                (i + 1..=j)
-                    .rev()
-                    .find(|&c| split(c) == target)
-                    .unwrap_or_else(|| {
-                        (i + 1..=j)
-                            .max_by(|&a, &b| split(a).total_cmp(&split(b)))
-                            .unwrap_or(j)
-                    })
-            };
+            let c = block_start(i, j, crit.value(g[0], l[0]), target, split);
             sink.parts.push(Part {
                 node: Some(h),
                 first: c,
@@ -387,20 +395,7 @@ impl SpatioTemporalQualities {
             // The block c..=j: c == i when one block makes the value.
             let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
             let split = |c: usize| best(c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
-            // Else the last block whose sum is the value (from the right:
-            // fine partitions end at once).
-            let c = if whole >= target {
-                i
-            } else {
-                (i + 1..=j)
-                    .rev()
-                    .find(|&c| split(c) == target)
-                    .unwrap_or_else(|| {
-                        (i + 1..=j)
-                            .max_by(|&a, &b| split(a).total_cmp(&split(b)))
-                            .unwrap_or(j)
-                    })
-            };
+            let c = block_start(i, j, whole, target, split);
             let (_, one) = self.block(h, c, j, crit, kid_sum(c, j));
             if one {
                 let (gain, loss) = self.quality(h, c, j);
