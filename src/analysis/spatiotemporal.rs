@@ -44,8 +44,11 @@
 //! bisection together (up to `BATCH`): a task takes one node and each of
 //! its children in turn at every `p`, so the qualities of a node and its
 //! leaves are read from memory once per batch, not once per sample (16
-//! bytes per node-interval, more than the L3 for the LU case). Tables are
-//! reused from one batch to the next. Two ways to reuse values between the
+//! bytes per node-interval, more than the L3 for the LU case). Tables, the
+//! per-thread scratch buffers and the reconstruction's lists are reused
+//! from one batch to the next (`Work`): made afresh, they cost a copy per
+//! growth and, in a one-shot process, a page fault per 4 KB each time the
+//! allocator gives freed pages back. Two ways to reuse values between the
 //! samples (cells proved best over an interval of `p`) were measured and
 //! dropped (BENCHMARKS.md, "Overview").
 //!
@@ -55,6 +58,8 @@
 //! memory 16 bytes per node and interval for the qualities and 16 per
 //! inner node and interval per `p` of a batch.
 //! Ocelotl advises N ≤ 30; [`MAX_NODE_INTERVALS`] bounds `nodes · N(N+1)/2`.
+
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -105,6 +110,39 @@ struct Tables {
     /// · n`): the row the reconstruction needs of a leaf when the whole
     /// range (the finest partitions) splits into children.
     rows: Vec<Vec<f64>>,
+}
+
+/// What [`SpatioTemporalQualities::best_many`] keeps from one batch to the
+/// next: the programme's tables and the reconstruction's lists.
+///
+/// The per-thread [`Scratch`]es too: a batch runs one programme per level
+/// of the hierarchy, and buffers made afresh for each (some 100 KB per `p`
+/// and square) are freed at the top of the heap, given back to the system
+/// and faulted in again by the next level.
+#[derive(Debug, Default)]
+struct Work {
+    tables: Vec<Tables>,
+    recon: reconstruct::Buffers,
+    scratch: Mutex<Vec<Scratch>>,
+}
+
+/// A [`Scratch`] lent from [`Work`]'s pool to one task of rayon's, given
+/// back when the task is done.
+struct Lent<'a>(Scratch, &'a Mutex<Vec<Scratch>>);
+
+impl<'a> From<&'a Mutex<Vec<Scratch>>> for Lent<'a> {
+    fn from(pool: &'a Mutex<Vec<Scratch>>) -> Lent<'a> {
+        let s = pool.lock().ok().and_then(|mut p| p.pop());
+        Lent(s.unwrap_or_default(), pool)
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut pool) = self.1.lock() {
+            pool.push(std::mem::take(&mut self.0));
+        }
+    }
 }
 
 /// One node's tables at one `p` of a batch (index `b`), taken out of
@@ -238,7 +276,7 @@ impl SpatioTemporalQualities {
     /// node (pre-order), then time.
     pub fn best(&self, p: f64) -> Partition {
         let nodes = self.hierarchy.len();
-        self.best_many(&[p], &mut Vec::new(), |pieces| {
+        self.best_many(&[p], &mut Work::default(), |pieces| {
             reconstruct::partition_of(pieces, nodes)
         })
         .pop()
@@ -250,12 +288,12 @@ impl SpatioTemporalQualities {
     /// (`best_many`), in tables reused from one batch to
     /// the next.
     pub fn curve(&self, eps: f64) -> Vec<CurvePoint> {
-        let mut tables = Vec::new();
+        let mut work = Work::default();
         curve_batched(eps, |ps| {
             let mut out = Vec::with_capacity(ps.len());
             for batch in ps.chunks(BATCH) {
                 let nodes = self.hierarchy.len();
-                out.extend(self.best_many(batch, &mut tables, |pieces| {
+                out.extend(self.best_many(batch, &mut work, |pieces| {
                     reconstruct::summary_of(pieces, nodes)
                 }));
             }
@@ -283,9 +321,14 @@ impl SpatioTemporalQualities {
     fn best_many<S: Send>(
         &self,
         ps: &[f64],
-        tables: &mut Vec<Tables>,
+        work: &mut Work,
         finish: impl Fn(&[&[Part]]) -> S + Sync,
     ) -> Vec<S> {
+        let Work {
+            tables,
+            recon,
+            scratch,
+        } = work;
         let scale = self.scale();
         let crits: Vec<Criterion> = ps.iter().map(|&p| Criterion::new(p, scale)).collect();
         let nodes = &self.hierarchy.nodes;
@@ -329,11 +372,10 @@ impl SpatioTemporalQualities {
                 }
             }
             let done: &[Tables] = tables;
-            tasks
-                .par_iter_mut()
-                .for_each_init(Scratch::default, |s, (h, mine)| {
-                    self.node_dp(*h, &crits, done, mine, s)
-                });
+            tasks.par_iter_mut().for_each_init(
+                || Lent::from(&*scratch),
+                |s, (h, mine)| self.node_dp(*h, &crits, done, mine, &mut s.0),
+            );
             for (h, mine) in tasks {
                 for o in mine {
                     let t = &mut tables[o.b];
@@ -343,7 +385,7 @@ impl SpatioTemporalQualities {
                 }
             }
         }
-        self.reconstruct(&crits, tables, finish)
+        self.reconstruct(&crits, tables, recon, finish)
     }
 
     /// Node `h`'s programme at every `p` of its task (`mine`, indices into

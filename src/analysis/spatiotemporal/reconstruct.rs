@@ -22,8 +22,16 @@
 //! 3. per `p`, the parts of both phases, ordered by node, then time
 //!    ([`by_node_then_time`]): the same partition, summed in the same
 //!    order, as a reconstruction in one piece. The curve needs only the
-//!    sums and the number of parts ([`summary_of`]): they are taken in that
-//!    order from references to the parts, without building the sorted list.
+//!    sums and the number of parts ([`summary_of`]): a counting sort moves
+//!    the parts' gains and losses into that order in a list kept per
+//!    thread, without building the sorted list of parts.
+//!
+//! A leaf's blocks are searched in its own row of qualities
+//! (`leaf_parts`): every block of a leaf is one part, so no children's
+//! sums and no second look-up of the chosen block. The lists of all three
+//! phases are kept from one batch to the next ([`Buffers`]): the finest
+//! partitions have some 70,000 parts per `p`, and lists grown afresh per
+//! batch cost copies and, in a fresh process, page faults.
 
 use rayon::prelude::*;
 
@@ -34,6 +42,18 @@ use super::{SpatioTemporalQualities, Tables};
 /// A visit of phase 1 (`(node, i, j)`), or of a deferred node's task
 /// (`(index of p, i, j)`): the parts of `best(node, i..=j)` to find.
 type Visit = (usize, usize, usize);
+
+/// The reconstruction's lists, kept from one batch to the next (the
+/// curve's): a batch of fine partitions fills some 10⁵ parts per `p`, and
+/// lists grown afresh each batch cost their copies on growth and, in a
+/// fresh process, a page fault per 4 KB.
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    /// Per `p`: phase 1's parts and its visits of the deferred nodes.
+    first: Vec<(Vec<Part>, Vec<Visit>)>,
+    /// Per node: its visits (phase 2), then per `p` the parts they found.
+    second: Vec<(Vec<Visit>, Vec<Vec<Part>>)>,
+}
 
 /// Where the reconstruction puts what it finds.
 struct Sink<'a> {
@@ -93,17 +113,79 @@ pub(super) fn partition_of(pieces: &[&[Part]], nodes: usize) -> Partition {
 
 /// The curve's summary of the partition made of `pieces`: the sums of
 /// [`partition_of`] (the same order, so the same bits) without building
-/// its list of parts.
+/// its list of parts. The counting sort of [`by_node_then_time`] moves
+/// each part's gain and loss (not a reference to the part) into a list
+/// kept per thread (a batch's finest partitions have some 10⁵ parts: a
+/// fresh list is fresh pages), checks the order as it goes, and sums the
+/// list in order; any other order falls back to the sort.
 pub(super) fn summary_of(pieces: &[&[Part]], nodes: usize) -> Summary {
+    /// Per node: where its next part goes, and the start of its last;
+    /// the parts' gains and losses in order.
+    type Order = (Vec<usize>, Vec<usize>, Vec<[f64; 2]>);
+    thread_local! {
+        static ORDER: std::cell::RefCell<Order> = Default::default();
+    }
     if pieces.is_empty() {
         return Summary::of(&Partition::default());
     }
-    let order = by_node_then_time(pieces, nodes);
-    Summary {
-        gain: order.iter().map(|p| p.gain).sum(),
-        loss: order.iter().map(|p| p.loss).sum(),
-        parts: order.len(),
+    let sorted = ORDER.with_borrow_mut(|(start, last, order)| {
+        start.clear();
+        start.resize(nodes + 1, 0);
+        for p in pieces.iter().flat_map(|s| s.iter()) {
+            match p.node {
+                Some(h) if h < nodes => start[h + 1] += 1,
+                _ => return None,
+            }
+        }
+        for h in 0..nodes {
+            start[h + 1] += start[h];
+        }
+        last.clear();
+        last.resize(nodes, 0);
+        order.clear();
+        order.resize(start[nodes], [0.0; 2]);
+        for p in pieces.iter().rev().flat_map(|s| s.iter().rev()) {
+            let h = p.node.unwrap_or(0);
+            if p.first < last[h] {
+                return None;
+            }
+            last[h] = p.first;
+            order[start[h]] = [p.gain, p.loss];
+            start[h] += 1;
+        }
+        Some(Summary {
+            gain: order.iter().map(|p| p[0]).sum(),
+            loss: order.iter().map(|p| p[1]).sum(),
+            parts: order.len(),
+        })
+    });
+    sorted.unwrap_or_else(|| {
+        let order = by_node_then_time(pieces, nodes);
+        Summary {
+            gain: order.iter().map(|p| p.gain).sum(),
+            loss: order.iter().map(|p| p.loss).sum(),
+            parts: order.len(),
+        }
+    })
+}
+
+/// Where the last block of `best(·, i..=j)` = `target` starts: `i` when
+/// one block (`whole`) makes the value, else the last start `c` whose
+/// `split(c)` (`best(i, c − 1)` + the block `c..=j`) is the value, found
+/// from the right (fine partitions end at once).
+#[inline(always)]
+fn block_start(i: usize, j: usize, whole: f64, target: f64, split: impl Fn(usize) -> f64) -> usize {
+    if whole >= target {
+        return i;
     }
+    (i + 1..=j)
+        .rev()
+        .find(|&c| split(c) == target)
+        .unwrap_or_else(|| {
+            (i + 1..=j)
+                .max_by(|&a, &b| split(a).total_cmp(&split(b)))
+                .unwrap_or(j)
+        })
 }
 
 impl SpatioTemporalQualities {
@@ -116,6 +198,7 @@ impl SpatioTemporalQualities {
         &self,
         crits: &[Criterion],
         tables: &[Tables],
+        buffers: &mut Buffers,
         finish: impl Fn(&[&[Part]]) -> S + Sync,
     ) -> Vec<S> {
         let nodes = &self.hierarchy.nodes;
@@ -128,57 +211,70 @@ impl SpatioTemporalQualities {
                 node.parent.is_some() && node.children.iter().any(|&c| nodes[c].children.is_empty())
             })
             .collect();
-        let first: Vec<(Vec<Part>, Vec<Visit>)> = crits
-            .par_iter()
-            .zip(tables)
-            .map(|(crit, t)| {
+        let Buffers { first, second } = buffers;
+        if first.len() < crits.len() {
+            first.resize_with(crits.len(), Default::default);
+        }
+        let first = &mut first[..crits.len()];
+        first
+            .par_iter_mut()
+            .zip(crits.par_iter().zip(tables))
+            .for_each_init(Vec::new, |row, ((parts, visits), (crit, t))| {
+                parts.clear();
+                visits.clear();
                 let mut sink = Sink {
-                    parts: Vec::new(),
-                    visits: Some(Vec::new()),
+                    parts: std::mem::take(parts),
+                    visits: Some(std::mem::take(visits)),
                     defer: &defer,
-                    row: Vec::new(),
+                    row: std::mem::take(row),
                 };
                 self.collect(0, 0, self.n - 1, crit, t, &mut sink);
-                (sink.parts, sink.visits.unwrap_or_default())
-            })
-            .collect();
+                (*parts, *visits, *row) = (sink.parts, sink.visits.unwrap_or_default(), sink.row);
+            });
         // Each deferred node's visits: by `p`, each `p`'s in phase 1's order.
-        let mut by_node: Vec<Vec<Visit>> = vec![Vec::new(); nodes.len()];
+        second.resize_with(nodes.len(), Default::default);
+        for (visits, _) in second.iter_mut() {
+            visits.clear();
+        }
         for (b, (_, visits)) in first.iter().enumerate() {
             for &(h, i, j) in visits {
-                by_node[h].push((b, i, j));
+                second[h].0.push((b, i, j));
             }
         }
-        let groups: Vec<(usize, Vec<Visit>)> = by_node
-            .into_iter()
+        second
+            .par_iter_mut()
             .enumerate()
-            .filter(|(_, v)| !v.is_empty())
-            .collect();
-        let second: Vec<Vec<Vec<Part>>> = groups
-            .par_iter()
-            .map_init(Vec::new, |row, (h, visits)| {
-                let mut out = vec![Vec::new(); crits.len()];
+            .filter(|(_, (visits, _))| !visits.is_empty())
+            .for_each_init(Vec::new, |row, (h, (visits, out))| {
+                if out.len() < crits.len() {
+                    out.resize_with(crits.len(), Vec::new);
+                }
+                out.iter_mut().for_each(Vec::clear);
                 let mut sink = Sink {
                     parts: Vec::new(),
                     visits: None,
                     defer: &defer,
                     row: std::mem::take(row),
                 };
-                for &(b, i, j) in visits {
+                for &(b, i, j) in visits.iter() {
                     std::mem::swap(&mut sink.parts, &mut out[b]);
-                    self.collect(*h, i, j, &crits[b], &tables[b], &mut sink);
+                    self.collect(h, i, j, &crits[b], &tables[b], &mut sink);
                     std::mem::swap(&mut sink.parts, &mut out[b]);
                 }
                 *row = sink.row;
-                out
-            })
-            .collect();
+            });
+        let second: &[(Vec<Visit>, Vec<Vec<Part>>)] = second;
         first
-            .into_par_iter()
+            .par_iter()
             .enumerate()
             .map(|(b, (parts, _))| {
                 let pieces: Vec<&[Part]> = std::iter::once(&parts[..])
-                    .chain(second.iter().map(|s| &s[b][..]))
+                    .chain(
+                        second
+                            .iter()
+                            .filter(|(visits, _)| !visits.is_empty())
+                            .map(|(_, out)| &out[b][..]),
+                    )
                     .collect();
                 finish(&pieces)
             })
@@ -230,15 +326,49 @@ impl SpatioTemporalQualities {
             // the one row computed again.
             Some(up) if i == 0 => {
                 let r = &tables.rows[up][self.slot[h] * n..][..=j];
-                self.collect_with(h, i, j, crit, tables, sink, |e| r[e]);
+                self.leaf_parts(h, i, j, crit, sink, |e| r[e]);
             }
             _ => {
                 let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
                 let mut r = std::mem::take(&mut sink.row);
                 segment_row(&self.gain[h], &self.loss[h], i, j, pqc, &mut r);
-                self.collect_with(h, i, j, crit, tables, sink, |e| r[e - i]);
+                self.leaf_parts(h, i, j, crit, sink, |e| r[e - i]);
                 sink.row = r;
             }
+        }
+    }
+
+    /// [`collect_with`](Self::collect_with) for a leaf under a parent:
+    /// every block is one part, so the search needs no children's sums
+    /// and the block values are read from the leaf's row of qualities
+    /// directly (the same values, the same first match from the right).
+    fn leaf_parts(
+        &self,
+        h: usize,
+        i: usize,
+        mut j: usize,
+        crit: &Criterion,
+        sink: &mut Sink,
+        best: impl Fn(usize) -> f64,
+    ) {
+        let (gain, loss) = (&self.gain[h], &self.loss[h]);
+        loop {
+            let r = end_tri(j);
+            let (g, l) = (&gain[r + i..=r + j], &loss[r + i..=r + j]);
+            let target = best(j);
+            let split = |c: usize| best(c - 1) + crit.value(g[c - i], l[c - i]);
+            let c = block_start(i, j, crit.value(g[0], l[0]), target, split);
+            sink.parts.push(Part {
+                node: Some(h),
+                first: c,
+                last: j,
+                gain: g[c - i],
+                loss: l[c - i],
+            });
+            if c == i {
+                return;
+            }
+            j = c - 1;
         }
     }
 
@@ -265,20 +395,7 @@ impl SpatioTemporalQualities {
             // The block c..=j: c == i when one block makes the value.
             let (whole, _) = self.block(h, i, j, crit, kid_sum(i, j));
             let split = |c: usize| best(c - 1) + self.block(h, c, j, crit, kid_sum(c, j)).0;
-            // Else the last block whose sum is the value (from the right:
-            // fine partitions end at once).
-            let c = if whole >= target {
-                i
-            } else {
-                (i + 1..=j)
-                    .rev()
-                    .find(|&c| split(c) == target)
-                    .unwrap_or_else(|| {
-                        (i + 1..=j)
-                            .max_by(|&a, &b| split(a).total_cmp(&split(b)))
-                            .unwrap_or(j)
-                    })
-            };
+            let c = block_start(i, j, whole, target, split);
             let (_, one) = self.block(h, c, j, crit, kid_sum(c, j));
             if one {
                 let (gain, loss) = self.quality(h, c, j);
