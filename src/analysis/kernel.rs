@@ -684,19 +684,72 @@ fn add_to_impl(x: &mut [f64], y: &[f64]) {
 /// chunks, its rows past the diagonal set to `-inf`.
 pub(crate) const CHUNK: usize = 8;
 
+/// What a node's losses are made of: `loss(i, j) = log2(|h|·(j − i + 1)) ·
+/// (tot[j + 1] − tot[i]) − gain(i, j)`, as
+/// [`gain_loss`](super::temporal::gain_loss) computes them (the same
+/// operations, so the same bits). The spatiotemporal programme computes
+/// them where it needs them instead of reading a stored triangle: that
+/// halves its qualities (16 → 8 bytes a node-interval, 65 → 32 MB in the LU
+/// case), which are read from memory at every batch of the p-curve: the
+/// loss's load stalled [`block_square`] as much as the gain's, and a
+/// one-shot CLI curve's process took 190 MB, now 158.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LossOf {
+    /// Prefix sums of the node's values per slice (`n + 1`), then
+    /// [`CHUNK`] of padding.
+    pub tot: Vec<f64>,
+    /// `lg[m] = log2(|h|·(n − m))` for `m < n` (the log sizes reversed,
+    /// so that a column's are contiguous: `(i, j)` at `n − 1 − j + i`),
+    /// then [`CHUNK`] of padding.
+    pub lg: Vec<f64>,
+}
+
+impl LossOf {
+    /// The recipe of a node `size` lines tall over `n` slices whose values
+    /// per slice have the prefix sums `tot` (`n + 1`).
+    pub fn new(mut tot: Vec<f64>, n: usize, size: f64) -> LossOf {
+        let mut lg: Vec<f64> = (1..=n)
+            .rev()
+            .map(|len| (size * len as f64).log2())
+            .collect();
+        lg.resize(n + CHUNK, 0.0);
+        tot.resize(n + 1 + CHUNK, 0.0);
+        LossOf { tot, lg }
+    }
+
+    fn slices(&self) -> usize {
+        self.lg.len() - CHUNK
+    }
+
+    /// The loss of `(i, j)` whose gain is `g`.
+    #[inline(always)]
+    pub fn loss(&self, i: usize, j: usize, g: f64) -> f64 {
+        let n = self.slices();
+        self.lg[n - 1 - j + i] * (self.tot[j + 1] - self.tot[i]) - g
+    }
+
+    /// Column `j`'s `tot[j + 1]` and its rows' `lg` and `tot` from row 0,
+    /// `w` of each.
+    #[inline(always)]
+    fn col(&self, j: usize, w: usize) -> (f64, &[f64], &[f64]) {
+        let n = self.slices();
+        (self.tot[j + 1], &self.lg[n - 1 - j..][..w], &self.tot[..w])
+    }
+}
+
 multiversion! {
     /// The block values of every column of a node, into the programme's
     /// square (`a(i, j)` at `j * np + i`, [`segment_cols`]): rows `i <= j`
     /// get `x = max(x, v)` (or `x = v` when `!kids`) with `v = p·gain −
-    /// q·loss − cost`, the criterion's value of one part (`pqc = [p, 1 −
+    /// q·loss − cost` (the loss computed, [`LossOf`]), the criterion's value of one part (`pqc = [p, 1 −
     /// p, cost]`, computed as [`super::criterion::Criterion::value`] does,
     /// bit for bit), rows
     /// past `j` up to the end of the column's last [`CHUNK`] `-inf` (with
     /// `kids` they already are, and stay). Whole chunks only, so no scalar
-    /// tails: `gain` and `loss` are end-major and padded with [`CHUNK`]
+    /// tails: `gain` is end-major and padded with [`CHUNK`]
     /// values past `end_tri(n)`; `np` is a multiple of [`CHUNK`].
     fn block_square / block_square_avx2 / block_square_avx512 (
-        a: &mut [f64], gain: &[f64], loss: &[f64], n: usize, np: usize, pqc: [f64; 3], kids: bool
+        a: &mut [f64], gain: &[f64], loss: &LossOf, n: usize, np: usize, pqc: [f64; 3], kids: bool
     ) => block_square_impl(a, gain, loss, n, np, pqc, kids, block_chunk_scalar),
         block_square_impl(a, gain, loss, n, np, pqc, kids, |x, g, l, pqc, live, kids| {
             // SAFETY: this is the AVX2 build, run only on CPUs that have it.
@@ -708,19 +761,24 @@ multiversion! {
         })
 }
 
+/// One chunk's loss operands ([`LossOf`]): `tot[j + 1]`, and per row its
+/// `lg` and `tot`.
+type LossChunk<'a> = (f64, &'a [f64; CHUNK], &'a [f64; CHUNK]);
+
 /// One chunk of [`block_square`]: its first `live` rows valued, the rest
 /// `-inf`.
 #[inline(always)]
 fn block_chunk_scalar(
     x: &mut [f64; CHUNK],
     g: &[f64; CHUNK],
-    l: &[f64; CHUNK],
+    (tj, lg, t): LossChunk,
     [p, q, cost]: [f64; 3],
     live: usize,
     kids: bool,
 ) {
     for k in 0..CHUNK {
-        let v = p * g[k] - q * l[k] - cost;
+        let l = lg[k] * (tj - t[k]) - g[k];
+        let v = p * g[k] - q * l - cost;
         let v = if k < live { v } else { f64::NEG_INFINITY };
         x[k] = if kids && x[k] > v { x[k] } else { v };
     }
@@ -733,7 +791,7 @@ fn block_chunk_scalar(
 unsafe fn block_chunk_avx2(
     x: &mut [f64; CHUNK],
     g: &[f64; CHUNK],
-    l: &[f64; CHUNK],
+    (tj, lg, t): LossChunk,
     [p, q, cost]: [f64; 3],
     live: usize,
     kids: bool,
@@ -742,12 +800,14 @@ unsafe fn block_chunk_avx2(
     let (pv, qv, cv) = (_mm256_set1_pd(p), _mm256_set1_pd(q), _mm256_set1_pd(cost));
     let ninf = _mm256_set1_pd(f64::NEG_INFINITY);
     let lv = _mm256_set1_pd(live as f64);
+    let tjv = _mm256_set1_pd(tj);
     for h in 0..2 {
         // SAFETY: each array holds CHUNK = 8 values; h * 4 + 4 <= 8.
         unsafe {
             let o = h * 4;
             let gv = _mm256_loadu_pd(g.as_ptr().add(o));
-            let lo = _mm256_loadu_pd(l.as_ptr().add(o));
+            let s = _mm256_sub_pd(tjv, _mm256_loadu_pd(t.as_ptr().add(o)));
+            let lo = _mm256_sub_pd(_mm256_mul_pd(_mm256_loadu_pd(lg.as_ptr().add(o)), s), gv);
             let v = _mm256_sub_pd(
                 _mm256_sub_pd(_mm256_mul_pd(pv, gv), _mm256_mul_pd(qv, lo)),
                 cv,
@@ -771,7 +831,7 @@ unsafe fn block_chunk_avx2(
 unsafe fn block_chunk_avx512(
     x: &mut [f64; CHUNK],
     g: &[f64; CHUNK],
-    l: &[f64; CHUNK],
+    (tj, lg, t): LossChunk,
     [p, q, cost]: [f64; 3],
     live: usize,
     kids: bool,
@@ -785,7 +845,8 @@ unsafe fn block_chunk_avx512(
     // SAFETY: each array holds CHUNK = 8 values, one register.
     unsafe {
         let gv = _mm512_loadu_pd(g.as_ptr());
-        let lo = _mm512_loadu_pd(l.as_ptr());
+        let s = _mm512_sub_pd(_mm512_set1_pd(tj), _mm512_loadu_pd(t.as_ptr()));
+        let lo = _mm512_sub_pd(_mm512_mul_pd(_mm512_loadu_pd(lg.as_ptr()), s), gv);
         let v = _mm512_sub_pd(
             _mm512_sub_pd(
                 _mm512_mul_pd(_mm512_set1_pd(p), gv),
@@ -808,40 +869,44 @@ unsafe fn block_chunk_avx512(
 fn block_square_impl(
     a: &mut [f64],
     gain: &[f64],
-    loss: &[f64],
+    loss: &LossOf,
     n: usize,
     np: usize,
     pqc: [f64; 3],
     kids: bool,
-    chunk: impl Fn(&mut [f64; CHUNK], &[f64; CHUNK], &[f64; CHUNK], [f64; 3], usize, bool),
+    chunk: impl Fn(&mut [f64; CHUNK], &[f64; CHUNK], LossChunk, [f64; 3], usize, bool),
 ) {
     assert!(
         np.is_multiple_of(CHUNK)
             && np >= n
             && a.len() >= np * n
             && gain.len() >= end_tri(n) + CHUNK
-            && loss.len() >= end_tri(n) + CHUNK,
+            && loss.slices() == n
+            && loss.tot.len() == n + 1 + CHUNK,
         "block_square: {n} slices in squares of {np}"
     );
     for j in 0..n {
         let (r, len) = (end_tri(j), j + 1);
         let w = len.div_ceil(CHUNK) * CHUNK;
         let col = &mut a[j * np..j * np + w];
-        let (g, l) = (&gain[r..r + w], &loss[r..r + w]);
+        let g = &gain[r..r + w];
+        let (tj, lg, t) = loss.col(j, w);
         let chunks = col
             .chunks_exact_mut(CHUNK)
-            .zip(g.chunks_exact(CHUNK).zip(l.chunks_exact(CHUNK)));
+            .zip(g.chunks_exact(CHUNK))
+            .zip(lg.chunks_exact(CHUNK).zip(t.chunks_exact(CHUNK)));
         // Whole chunks with every row live (the mask a constant), then the
         // last one.
         let full = len / CHUNK;
-        for (c, (x, (g, l))) in chunks.enumerate() {
+        for (c, ((x, g), (lg, t))) in chunks.enumerate() {
             let x: &mut [f64; CHUNK] = x.try_into().expect("a chunk");
             let g: &[f64; CHUNK] = g.try_into().expect("a chunk");
-            let l: &[f64; CHUNK] = l.try_into().expect("a chunk");
+            let lg: &[f64; CHUNK] = lg.try_into().expect("a chunk");
+            let t: &[f64; CHUNK] = t.try_into().expect("a chunk");
             if c < full {
-                chunk(x, g, l, pqc, CHUNK, kids);
+                chunk(x, g, (tj, lg, t), pqc, CHUNK, kids);
             } else {
-                chunk(x, g, l, pqc, len - c * CHUNK, kids);
+                chunk(x, g, (tj, lg, t), pqc, len - c * CHUNK, kids);
             }
         }
     }
@@ -855,7 +920,7 @@ multiversion! {
     /// same candidates, each one addition, and the same values. `gain` and
     /// `loss` are end-major. For the reconstruction of a leaf's parts.
     fn segment_row / segment_row_avx2 / segment_row_avx512 (
-        gain: &[f64], loss: &[f64], i: usize, j: usize, pqc: [f64; 3], row: &mut Vec<f64>
+        gain: &[f64], loss: &LossOf, i: usize, j: usize, pqc: [f64; 3], row: &mut Vec<f64>
     ) => segment_row_impl(gain, loss, i, j, pqc, row),
         segment_row_impl(gain, loss, i, j, pqc, row),
         segment_row_impl(gain, loss, i, j, pqc, row)
@@ -864,7 +929,7 @@ multiversion! {
 #[inline(always)]
 fn segment_row_impl(
     gain: &[f64],
-    loss: &[f64],
+    loss: &LossOf,
     i: usize,
     j: usize,
     [p, q, cost]: [f64; 3],
@@ -873,21 +938,35 @@ fn segment_row_impl(
     row.clear();
     for e in i..=j {
         let r = end_tri(e);
-        let (g, l) = (&gain[r + i..=r + e], &loss[r + i..=r + e]);
-        let whole = p * g[0] - q * l[0] - cost;
+        let g = &gain[r + i..=r + e];
+        let (te, lg, t) = loss.col(e, e + 1);
+        let (lg, t) = (&lg[i..=e], &t[i..=e]);
+        let whole = p * g[0] - q * (lg[0] * (te - t[0]) - g[0]) - cost;
         // Blocks c..=e after best(i, c − 1): row[c − 1 − i] + a(c, e).
         let len = e - i;
-        let (g, l, b) = (&g[1..=len], &l[1..=len], &row[..len]);
+        let (g, lg, t, b) = (&g[1..=len], &lg[1..=len], &t[1..=len], &row[..len]);
         let mut m = [f64::NEG_INFINITY; 8];
-        let (gc, lc, bc) = (g.chunks_exact(8), l.chunks_exact(8), b.chunks_exact(8));
-        let (gr, lr, br) = (gc.remainder(), lc.remainder(), bc.remainder());
-        for ((g, l), b) in gc.zip(lc).zip(bc) {
+        let (gc, lc, tc, bc) = (
+            g.chunks_exact(8),
+            lg.chunks_exact(8),
+            t.chunks_exact(8),
+            b.chunks_exact(8),
+        );
+        let (gr, lr, tr, br) = (
+            gc.remainder(),
+            lc.remainder(),
+            tc.remainder(),
+            bc.remainder(),
+        );
+        for (((g, lg), t), b) in gc.zip(lc).zip(tc).zip(bc) {
             for k in 0..8 {
-                let v = b[k] + (p * g[k] - q * l[k] - cost);
+                let l = lg[k] * (te - t[k]) - g[k];
+                let v = b[k] + (p * g[k] - q * l - cost);
                 m[k] = if v > m[k] { v } else { m[k] };
             }
         }
-        for (k, ((g, l), b)) in gr.iter().zip(lr).zip(br).enumerate() {
+        for (k, (((g, lg), t), b)) in gr.iter().zip(lr).zip(tr).zip(br).enumerate() {
+            let l = lg * (te - t) - g;
             let v = b + (p * g - q * l - cost);
             m[k] = if v > m[k] { v } else { m[k] };
         }

@@ -55,8 +55,9 @@
 //! Cost: qualities `nodes · N²/2 · categories` logarithms (one per non-zero
 //! node-category-slice sum and interval; the per-node slice sums come
 //! bottom-up from the children); the DP `nodes · N³/6` additions per `p`;
-//! memory 16 bytes per node and interval for the qualities and 16 per
-//! inner node and interval per `p` of a batch.
+//! memory 8 bytes per node and interval for the qualities (the gains; the
+//! losses are computed from them and two short per-node arrays,
+//! `kernel::LossOf`) and 16 per inner node and interval per `p` of a batch.
 //! Ocelotl advises N ≤ 30; [`MAX_NODE_INTERVALS`] bounds `nodes · N(N+1)/2`.
 
 use std::sync::Mutex;
@@ -73,9 +74,9 @@ use super::cube::Cube;
 use super::hierarchy::Hierarchy;
 use super::kernel::{
     add_interval_xlog2x, add_to, block_square, end_tri, segment_cols, segment_leaf, xlog2x,
-    IntervalScratch, CHUNK, TILE,
+    IntervalScratch, LossOf, CHUNK, TILE,
 };
-use super::temporal::gain_loss;
+use super::temporal::gain_of;
 
 /// Largest `nodes · N(N+1)/2` of a spatiotemporal aggregation (≈ 1 GB).
 pub const MAX_NODE_INTERVALS: usize = 40_000_000;
@@ -162,10 +163,12 @@ pub struct SpatioTemporalQualities {
     pub hierarchy: Hierarchy,
     /// Each node's index among its parent's children.
     slot: Vec<usize>,
-    /// Per node, end-major over intervals (`(i, j)` at `end_tri(j) + i`),
-    /// the order the programme reads them.
+    /// Per node, the gains, end-major over intervals (`(i, j)` at
+    /// `end_tri(j) + i`), the order the programme reads them.
     gain: Vec<Vec<f64>>,
-    loss: Vec<Vec<f64>>,
+    /// Per node, what its losses are computed from ([`LossOf`]: they are
+    /// not stored).
+    loss: Vec<LossOf>,
 }
 
 impl SpatioTemporalQualities {
@@ -214,7 +217,7 @@ impl SpatioTemporalQualities {
                 }
             }
         }
-        let q: Vec<(Vec<f64>, Vec<f64>)> = (0..h)
+        let q: Vec<(Vec<f64>, LossOf)> = (0..h)
             .into_par_iter()
             .map(|id| {
                 let size = hierarchy.nodes[id].lines.len() as f64;
@@ -233,10 +236,9 @@ impl SpatioTemporalQualities {
                     p
                 };
                 // Padded for the programme's whole chunks (`block_square`).
-                let (mut g, mut l) = gain_loss(x, &prefix(&tot[id]), &prefix(&ent[id]), size);
+                let mut g = gain_of(x, &prefix(&ent[id]));
                 g.resize(intervals + CHUNK, 0.0);
-                l.resize(intervals + CHUNK, 0.0);
-                (g, l)
+                (g, LossOf::new(prefix(&tot[id]), n, size))
             })
             .collect();
         let (gain, loss) = q.into_iter().unzip();
@@ -260,10 +262,10 @@ impl SpatioTemporalQualities {
     }
 
     /// Gain and loss of node `h` over slices `i..=j`.
-    #[inline]
+    #[inline(always)]
     pub fn quality(&self, h: usize, i: usize, j: usize) -> (f64, f64) {
-        let k = end_tri(j) + i;
-        (self.gain[h][k], self.loss[h][k])
+        let g = self.gain[h][end_tri(j) + i];
+        (g, self.loss[h].loss(i, j, g))
     }
 
     /// Gain + loss of the one-part partition (root, all slices).
@@ -448,8 +450,8 @@ impl SpatioTemporalQualities {
                 self.leaf_dp(c, &crits[o.b], &mut s.leaf_a);
                 s.leaf_val.resize(tiles * n * TILE, 0.0);
                 let row = &mut o.rows[k * n..(k + 1) * n];
-                let (g, l) = (&self.gain[next], &self.loss[next]);
-                let ahead = [&g[piece(g, o.b % pieces)], &l[piece(l, o.b % pieces)]];
+                let g = &self.gain[next];
+                let ahead = [&g[piece(g, o.b % pieces)], &[][..]];
                 segment_leaf(&s.leaf_a, n, np, &mut s.leaf_val, a, k == 0, row, ahead);
             }
         }
@@ -462,8 +464,15 @@ impl SpatioTemporalQualities {
             }
             let crit = &crits[o.b];
             let pqc = [crit.p, 1.0 - crit.p, crit.part_cost];
-            let (g, l) = (&self.gain[h], &self.loss[h]);
-            block_square(a, g, l, n, np, pqc, !kids.is_empty());
+            block_square(
+                a,
+                &self.gain[h],
+                &self.loss[h],
+                n,
+                np,
+                pqc,
+                !kids.is_empty(),
+            );
             s.val.resize(tiles * n * TILE, 0.0);
             segment_cols(a, n, np, &mut s.val);
             for t in 0..tiles {

@@ -61,7 +61,7 @@ pub(crate) fn row_blocks(n: usize, blocks: usize) -> Vec<usize> {
 /// `v log2 v` (`ent`), for parts `size` lines tall.
 pub(crate) fn gain_loss(x: Vec<f64>, tot: &[f64], ent: &[f64], size: f64) -> (Vec<f64>, Vec<f64>) {
     let n = tot.len() - 1;
-    let mut gain = x;
+    let gain = gain_of(x, ent);
     let mut loss = vec![0.0; gain.len()];
     // log2 |X| per interval length (one libm call per length, not per
     // interval: the same values).
@@ -69,12 +69,23 @@ pub(crate) fn gain_loss(x: Vec<f64>, tot: &[f64], ent: &[f64], size: f64) -> (Ve
     for j in 0..n {
         let row = end_tri(j);
         for i in 0..=j {
-            let g = gain[row + i] - (ent[j + 1] - ent[i]);
-            gain[row + i] = g;
-            loss[row + i] = log_size[j - i] * (tot[j + 1] - tot[i]) - g;
+            loss[row + i] = log_size[j - i] * (tot[j + 1] - tot[i]) - gain[row + i];
         }
     }
     (gain, loss)
+}
+
+/// The gains of [`gain_loss`] alone: `x` less the intervals' `Σ v log2 v`.
+pub(crate) fn gain_of(x: Vec<f64>, ent: &[f64]) -> Vec<f64> {
+    let n = ent.len() - 1;
+    let mut gain = x;
+    for j in 0..n {
+        let row = end_tri(j);
+        for i in 0..=j {
+            gain[row + i] -= ent[j + 1] - ent[i];
+        }
+    }
+    gain
 }
 
 impl TemporalQualities {

@@ -144,14 +144,20 @@ fn block_square_segment_row_and_segment_leaf_match_brute_force() {
         let gain: Vec<f64> = (0..m + CHUNK)
             .map(|k| ((k * 7919) % 29) as f64 * 0.37)
             .collect();
-        let loss: Vec<f64> = (0..m + CHUNK)
-            .map(|k| ((k * 104_729) % 31) as f64 * 0.21)
-            .collect();
+        // Per slice values (their prefix sums) of a node 3 lines tall.
+        let mut tot = vec![0.0; n + 1];
+        for t in 0..n {
+            tot[t + 1] = tot[t] + ((t * 104_729) % 31) as f64 * 0.21;
+        }
+        let size = 3.0;
+        let loss = LossOf::new(tot.clone(), n, size);
         let (p, cost) = (0.375, 1e-3);
         let pqc = [p, 1.0 - p, cost];
         let v = |i: usize, j: usize| {
-            let k = end_tri(j) + i;
-            p * gain[k] - (1.0 - p) * loss[k] - cost
+            let g = gain[end_tri(j) + i];
+            let l = (size * (j + 1 - i) as f64).log2() * (tot[j + 1] - tot[i]) - g;
+            assert_eq!(loss.loss(i, j, g), l);
+            p * g - (1.0 - p) * l - cost
         };
         // The recurrence by hand, end-major.
         let mut want = vec![0.0; m];
@@ -210,7 +216,7 @@ fn block_square_segment_row_and_segment_leaf_match_brute_force() {
                 &mut sum,
                 true,
                 &mut first_row,
-                [&gain, &loss],
+                [&gain, &[]],
             );
             segment_leaf(
                 &a,

@@ -354,16 +354,17 @@ impl SpatioTemporalQualities {
         let (gain, loss) = (&self.gain[h], &self.loss[h]);
         loop {
             let r = end_tri(j);
-            let (g, l) = (&gain[r + i..=r + j], &loss[r + i..=r + j]);
+            let g = &gain[r + i..=r + j];
+            let l = |c: usize| loss.loss(c, j, g[c - i]);
             let target = best(j);
-            let split = |c: usize| best(c - 1) + crit.value(g[c - i], l[c - i]);
-            let c = block_start(i, j, crit.value(g[0], l[0]), target, split);
+            let split = |c: usize| best(c - 1) + crit.value(g[c - i], l(c));
+            let c = block_start(i, j, crit.value(g[0], l(i)), target, split);
             sink.parts.push(Part {
                 node: Some(h),
                 first: c,
                 last: j,
                 gain: g[c - i],
-                loss: l[c - i],
+                loss: l(c),
             });
             if c == i {
                 return;
