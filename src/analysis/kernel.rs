@@ -133,12 +133,14 @@ macro_rules! multiversion {
             $body
         }
 
+        $(#[$m])*
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx($($a: $t),*) $(-> $r)? {
             $avx_body
         }
 
+        $(#[$m])*
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx2,fma")]
         unsafe fn $avx512($($a: $t),*) $(-> $r)? {
