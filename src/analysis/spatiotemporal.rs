@@ -343,10 +343,18 @@ impl SpatioTemporalQualities {
             t.best.resize_with(nodes.len(), Vec::new);
             t.kids.resize_with(nodes.len(), Vec::new);
             t.rows.resize_with(nodes.len(), Vec::new);
+            // `best` and `kids` are written whole by the node's task, in
+            // order (`node_dp`): only their room is made here, so that
+            // their pages are first touched by the tasks, in parallel, and
+            // not zeroed first by this thread.
             for (h, node) in nodes.iter().enumerate() {
                 let k = node.children.len();
-                t.best[h].resize(if self.stored(h) { m } else { 0 }, 0.0);
-                t.kids[h].resize(if k == 0 { 0 } else { m }, 0.0);
+                let room = |v: &mut Vec<f64>, len: usize| {
+                    v.clear();
+                    v.reserve_exact(len);
+                };
+                room(&mut t.best[h], if self.stored(h) { m } else { 0 });
+                room(&mut t.kids[h], if k == 0 { 0 } else { m });
                 t.rows[h].resize(k * self.n, 0.0);
             }
         }
@@ -457,9 +465,9 @@ impl SpatioTemporalQualities {
         }
         for (o, a) in mine.iter_mut().zip(&mut s.a) {
             if !kids.is_empty() {
+                o.kids.clear();
                 for j in 0..n {
-                    let (r, len) = (end_tri(j), j + 1);
-                    o.kids[r..r + len].copy_from_slice(&a[j * np..j * np + len]);
+                    o.kids.extend_from_slice(&a[j * np..j * np + j + 1]);
                 }
             }
             let crit = &crits[o.b];
@@ -475,22 +483,13 @@ impl SpatioTemporalQualities {
             );
             s.val.resize(tiles * n * TILE, 0.0);
             segment_cols(a, n, np, &mut s.val);
-            for t in 0..tiles {
-                let i0 = t * TILE;
-                for j in i0..n {
-                    let src: &[f64; TILE] = s.val[(t * n + j) * TILE..][..TILE]
-                        .try_into()
-                        .expect("a tile's column");
-                    let r = end_tri(j) + i0;
+            // End-major: column j's rows are tile t's rows i0..=j.
+            o.best.clear();
+            for j in 0..n {
+                for t in 0..=j / TILE {
+                    let i0 = t * TILE;
                     let len = (j + 1 - i0).min(TILE);
-                    if len == TILE {
-                        let dst: &mut [f64; TILE] = (&mut o.best[r..r + TILE])
-                            .try_into()
-                            .expect("a full column");
-                        *dst = *src;
-                    } else {
-                        o.best[r..r + len].copy_from_slice(&src[..len]);
-                    }
+                    o.best.extend_from_slice(&s.val[(t * n + j) * TILE..][..len]);
                 }
             }
         }
