@@ -489,7 +489,8 @@ impl SpatioTemporalQualities {
                 for t in 0..=j / TILE {
                     let i0 = t * TILE;
                     let len = (j + 1 - i0).min(TILE);
-                    o.best.extend_from_slice(&s.val[(t * n + j) * TILE..][..len]);
+                    o.best
+                        .extend_from_slice(&s.val[(t * n + j) * TILE..][..len]);
                 }
             }
         }
