@@ -248,8 +248,9 @@ pub(crate) const TILE: usize = 16;
 /// Columns at the start of a tile whose upper 8 lanes are `-inf`: the
 /// folds of [`segment_cols`] read a tile's own columns from its first, and
 /// `val(i, c)` is `-inf` for `c < i`, so column `i0 + t` holds values only
-/// in lanes `0..=t`. The AVX-512 folds skip the upper register there (an
-/// eighth of the fold's work at N = 100; `max` with `-inf` changes nothing).
+/// in lanes `0..=t`. The vector folds skip the upper 8 lanes there (an
+/// eighth of the fold's work at N = 100; `max` with `-inf` changes
+/// nothing) but for AVX2's one-column fold, run at most once a tile.
 const HEAD: usize = 8;
 
 multiversion! {
@@ -514,7 +515,20 @@ unsafe fn fold2_avx2(
             e[k] = _mm256_loadu_pd(acc0.as_ptr().add(4 * k));
             f[k] = _mm256_loadu_pd(acc1.as_ptr().add(4 * k));
         }
-        for t in 0..m {
+        // The tile's first 8 columns: the upper two registers are -inf
+        // ([`HEAD`]).
+        let head = m.min(HEAD);
+        for t in 0..head {
+            let x = _mm256_set1_pd(*b0.get_unchecked(t));
+            let y = _mm256_set1_pd(*b1.get_unchecked(t));
+            let c = p.add(t * TILE);
+            for k in 0..2 {
+                let w = _mm256_loadu_pd(c.add(4 * k));
+                e[k] = _mm256_max_pd(e[k], _mm256_add_pd(w, x));
+                f[k] = _mm256_max_pd(f[k], _mm256_add_pd(w, y));
+            }
+        }
+        for t in head..m {
             let x = _mm256_set1_pd(*b0.get_unchecked(t));
             let y = _mm256_set1_pd(*b1.get_unchecked(t));
             let c = p.add(t * TILE);
