@@ -273,62 +273,65 @@ multiversion! {
     fn segment_cols / segment_cols_avx2 / segment_cols_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64]
     ) => segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar, |_, _, _| {}),
-        segment_cols_impl(a, n, np, val, |acc, b, v| {
-            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
-            unsafe { fold_avx2(acc, b, v) }
-        }, |acc0, acc1, b0, b1, v| {
-            // SAFETY: as above.
-            unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
-        }, |_, _, _| {}),
-        segment_cols_impl(a, n, np, val, |acc, b, v| {
-            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
-            unsafe { fold_avx512(acc, b, v) }
-        }, |acc0, acc1, b0, b1, v| {
-            // SAFETY: as above.
-            unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
-        }, |_, _, _| {})
+        cols_with!(fold_avx2, fold2_avx2, a, n, np, val, |_, _, _| {}),
+        cols_with!(fold_avx512, fold2_avx512, a, n, np, val, |_, _, _| {})
 }
+
+/// [`segment_cols_impl`] with one build's folds (`unsafe` calls: expand it
+/// only in the function of the build whose CPU features they need).
+macro_rules! cols_with {
+    ($fold:ident, $fold2:ident, $a:expr, $n:expr, $np:expr, $val:expr, $out:expr) => {
+        segment_cols_impl(
+            $a,
+            $n,
+            $np,
+            $val,
+            // SAFETY: expanded only in the build of the folds' CPU features.
+            |acc, b, v| unsafe { $fold(acc, b, v) },
+            // SAFETY: as above.
+            |acc0, acc1, b0, b1, v| unsafe { $fold2(acc0, acc1, b0, b1, v) },
+            $out,
+        )
+    };
+}
+use cols_with;
 
 multiversion! {
     /// [`segment_cols`] of a leaf, whose values are only needed summed into
     /// its parent's square and, for the first row, kept: each tile's
     /// column goes into `parent` (a square of `a`'s layout) as it is made,
-    /// added or copied (`first`) (a parent's sum of its children, in the children's order),
-    /// and `row[j] = val(0, j)`. The same values as [`segment_cols`],
-    /// added as they are made instead of read back from `val` afterwards.
+    /// copied there for a parent's first child (`first`) and added for the
+    /// others, and `row[j] = val(0, j)`. The same values as
+    /// [`segment_cols`], summed as they are made instead of read back from
+    /// `val` afterwards.
     #[allow(clippy::too_many_arguments)]
     fn segment_leaf / segment_leaf_avx2 / segment_leaf_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64], parent: &mut [f64], first: bool,
         row: &mut [f64], ahead: [&[f64]; 2]
-    ) => {
-        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
-        let mut q = 0;
-        segment_cols_impl(a, n, np, val, fold_scalar, fold2_scalar, |i0, j, x| {
-            put_tile(parent, row, np, i0, j, x, first, ahead, &mut q)
-        })
-    },
-    {
-        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
-        let mut q = 0;
-        segment_cols_impl(a, n, np, val, |acc, b, v| {
-            // SAFETY: this is the AVX2 build, run only on CPUs that have it.
-            unsafe { fold_avx2(acc, b, v) }
-        }, |acc0, acc1, b0, b1, v| {
-            // SAFETY: as above.
-            unsafe { fold2_avx2(acc0, acc1, b0, b1, v) }
-        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q))
-    },
-    {
-        assert!(parent.len() >= np * n && row.len() >= n, "segment_leaf: {n} slices");
-        let mut q = 0;
-        segment_cols_impl(a, n, np, val, |acc, b, v| {
-            // SAFETY: this is the AVX-512 build, run only on CPUs that have it.
-            unsafe { fold_avx512(acc, b, v) }
-        }, |acc0, acc1, b0, b1, v| {
-            // SAFETY: as above.
-            unsafe { fold2_avx512(acc0, acc1, b0, b1, v) }
-        }, |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q))
-    }
+    ) => segment_cols_impl(
+            a, n, np, val, fold_scalar, fold2_scalar,
+            leaf_out(parent, row, n, np, first, ahead),
+        ),
+        cols_with!(fold_avx2, fold2_avx2, a, n, np, val, leaf_out(parent, row, n, np, first, ahead)),
+        cols_with!(fold_avx512, fold2_avx512, a, n, np, val, leaf_out(parent, row, n, np, first, ahead))
+}
+
+/// [`segment_leaf`]'s output: each tile's column to [`put_tile`], counted.
+#[inline(always)]
+fn leaf_out<'a>(
+    parent: &'a mut [f64],
+    row: &'a mut [f64],
+    n: usize,
+    np: usize,
+    first: bool,
+    ahead: [&'a [f64]; 2],
+) -> impl FnMut(usize, usize, &[f64; TILE]) + 'a {
+    assert!(
+        parent.len() >= np * n && row.len() >= n,
+        "segment_leaf: {n} slices"
+    );
+    let mut q = 0;
+    move |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q)
 }
 
 /// [`segment_leaf`]'s output of one tile's column (`i0`, `j`), the `q`-th;
