@@ -43,8 +43,8 @@
 //! [`SpatioTemporalQualities::curve`] runs the samples of each round of the
 //! bisection together (up to `BATCH`): a task takes one node and each of
 //! its children in turn at every `p`, so the qualities of a node and its
-//! leaves are read from memory once per batch, not once per sample (16
-//! bytes per node-interval, more than the L3 for the LU case). Tables, the
+//! leaves are read from memory once per batch, not once per sample (8
+//! bytes per node-interval, 32 MB for the LU case: the L3's size). Tables, the
 //! per-thread scratch buffers and the reconstruction's lists are reused
 //! from one batch to the next (`Work`): made afresh, they cost a copy per
 //! growth and, in a one-shot process, a page fault per 4 KB each time the
@@ -315,8 +315,9 @@ impl SpatioTemporalQualities {
 
     /// The best partitions at each of `ps`, computed together: one task per
     /// node does the programme at every `p` in turn, so that its qualities
-    /// and its leaves' are read from memory once for all of them. `tables`
-    /// holds one [`Tables`] per `p` (resized). Each partition is handed to
+    /// and its leaves' are read from memory once for all of them. `work`
+    /// holds one [`Tables`] per `p` (resized) and the buffers kept between
+    /// batches. Each partition is handed to
     /// `finish` in the pieces the reconstruction found it in
     /// ([`reconstruct`]): [`reconstruct::partition_of`] lists its parts,
     /// [`reconstruct::summary_of`] only sums them (the curve).
