@@ -460,7 +460,7 @@ impl SpatioTemporalQualities {
                 s.leaf_val.resize(tiles * n * TILE, 0.0);
                 let row = &mut o.rows[k * n..(k + 1) * n];
                 let g = &self.gain[next];
-                let ahead = [&g[piece(g, o.b % pieces)], &[][..]];
+                let ahead = &g[piece(g, o.b % pieces)];
                 segment_leaf(&s.leaf_a, n, np, &mut s.leaf_val, a, k == 0, row, ahead);
             }
         }

@@ -78,7 +78,7 @@ multiversion! {
     #[allow(clippy::too_many_arguments)]
     fn segment_leaf / segment_leaf_avx2 / segment_leaf_avx512 (
         a: &[f64], n: usize, np: usize, val: &mut [f64], parent: &mut [f64], first: bool,
-        row: &mut [f64], ahead: [&[f64]; 2]
+        row: &mut [f64], ahead: &[f64]
     ) => segment_cols_impl(
             a, n, np, val, fold_scalar, fold2_scalar,
             leaf_out(parent, row, n, np, first, ahead),
@@ -87,7 +87,9 @@ multiversion! {
         cols_with!(fold_avx512, fold2_avx512, a, n, np, val, leaf_out(parent, row, n, np, first, ahead))
 }
 
-/// [`segment_leaf`]'s output: each tile's column to [`put_tile`], counted.
+/// [`segment_leaf`]'s output of each tile's column (`i0`, `j`): copied or
+/// added into `parent`, its first row's value into `row`; and, the `q`-th
+/// such column, two more cache lines of `ahead` asked for in L2.
 #[inline(always)]
 fn leaf_out<'a>(
     parent: &'a mut [f64],
@@ -95,51 +97,33 @@ fn leaf_out<'a>(
     n: usize,
     np: usize,
     first: bool,
-    ahead: [&'a [f64]; 2],
+    ahead: &'a [f64],
 ) -> impl FnMut(usize, usize, &[f64; TILE]) + 'a {
     assert!(
         parent.len() >= np * n && row.len() >= n,
         "segment_leaf: {n} slices"
     );
     let mut q = 0;
-    move |i0, j, x| put_tile(parent, row, np, i0, j, x, first, ahead, &mut q)
-}
-
-/// [`segment_leaf`]'s output of one tile's column (`i0`, `j`), the `q`-th;
-/// and two more cache lines of each of `ahead` asked for in L2.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn put_tile(
-    parent: &mut [f64],
-    row: &mut [f64],
-    np: usize,
-    i0: usize,
-    j: usize,
-    x: &[f64; TILE],
-    first: bool,
-    ahead: [&[f64]; 2],
-    q: &mut usize,
-) {
-    for a in ahead {
-        for k in [2 * *q, 2 * *q + 1] {
-            if let Some(line) = a.get(k * 8) {
+    move |i0, j, x| {
+        for k in [2 * q, 2 * q + 1] {
+            if let Some(line) = ahead.get(k * 8) {
                 prefetch_l2(line);
             }
         }
-    }
-    *q += 1;
-    let dst: &mut [f64; TILE] = (&mut parent[j * np + i0..j * np + i0 + TILE])
-        .try_into()
-        .expect("a tile");
-    if first {
-        *dst = *x;
-    } else {
-        for (d, y) in dst.iter_mut().zip(x) {
-            *d += y;
+        q += 1;
+        let dst: &mut [f64; TILE] = (&mut parent[j * np + i0..j * np + i0 + TILE])
+            .try_into()
+            .expect("a tile");
+        if first {
+            *dst = *x;
+        } else {
+            for (d, y) in dst.iter_mut().zip(x) {
+                *d += y;
+            }
         }
-    }
-    if i0 == 0 {
-        row[j] = x[0];
+        if i0 == 0 {
+            row[j] = x[0];
+        }
     }
 }
 

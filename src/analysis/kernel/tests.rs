@@ -216,7 +216,7 @@ fn block_square_segment_row_and_segment_leaf_match_brute_force() {
                 &mut sum,
                 true,
                 &mut first_row,
-                [&gain, &[]],
+                &gain,
             );
             segment_leaf(
                 &a,
@@ -226,7 +226,7 @@ fn block_square_segment_row_and_segment_leaf_match_brute_force() {
                 &mut sum,
                 false,
                 &mut first_row,
-                [&[], &[]],
+                &[],
             );
             assert_eq!(leaf_val, val);
             let mut row = Vec::new();
